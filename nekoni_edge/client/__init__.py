@@ -1,0 +1,1 @@
+"""The reference phone client: a library and the ``nekoni-edge chat`` command."""

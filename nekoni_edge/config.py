@@ -1,0 +1,117 @@
+"""Settings: defaults < TOML file < ``NEKONI_*`` environment; unknown keys are refused."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nekoni_edge.errors import ConfigError
+
+ENV_PREFIX = "NEKONI_"
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are nekoni, a helpful assistant running offline on a small box in the user's home. "
+    "Answer briefly and clearly."
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective configuration of the box."""
+
+    data_dir: Path = Path("var")
+    host: str = "0.0.0.0"  # noqa: S104 - an appliance serves its LAN
+    port: int = 8470
+    agent_name: str = "nekoni-edge"
+    model_path: Path | None = None  # None: the embedded default GGUF
+    n_threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
+    n_ctx: int = 4096
+    max_tokens: int = 256
+    temperature: float = 0.7
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    context_messages: int = 20
+    # Addresses ICE may offer; empty means every interface of the box.
+    ice_addresses: tuple[str, ...] = ()
+    log_level: str = "INFO"
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "nekoni.db"
+
+    @property
+    def key_path(self) -> Path:
+        return self.data_dir / "identity.pem"
+
+    def validate(self) -> Settings:
+        """Refuse values that cannot work, naming the key."""
+        if not 0 <= self.port <= 65535:
+            raise ConfigError("port", f"{self.port} is not a TCP port")
+        for name in ("n_threads", "n_ctx", "max_tokens", "context_messages"):
+            if getattr(self, name) < 1:
+                raise ConfigError(name, "must be at least 1")
+        if not 0.0 <= self.temperature <= 2.0:
+            raise ConfigError("temperature", "must be between 0 and 2")
+        if self.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+            raise ConfigError("log_level", f"{self.log_level!r} is not a log level")
+        return self
+
+
+def _convert(name: str, kind: Any, value: Any) -> Any:
+    text_kind = str(kind)
+    try:
+        if "tuple" in text_kind:
+            if isinstance(value, str):
+                return tuple(v.strip() for v in value.split(",") if v.strip())
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return tuple(value)
+            raise TypeError("expected a list of strings")
+        if "Path" in text_kind:
+            if value in ("", None):
+                return None
+            if not isinstance(value, str):
+                raise TypeError("expected a path")
+            return Path(value)
+        if text_kind == "int":
+            if isinstance(value, bool):
+                raise TypeError("expected an integer")
+            return int(value)
+        if text_kind == "float":
+            return float(value)
+        if not isinstance(value, str):
+            raise TypeError("expected a string")
+        return value
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(name, f"bad value {value!r}: {exc}") from exc
+
+
+def load_settings(
+    path: Path | None = None, env: Mapping[str, str] | None = None, **overrides: Any
+) -> Settings:
+    """Build the settings from defaults, an optional TOML file, the environment, overrides."""
+    fields = {f.name: f.type for f in dataclasses.fields(Settings)}
+    values: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError("config", f"cannot read {path}: {exc}") from exc
+        for key, value in data.items():
+            if key not in fields:
+                raise ConfigError(key, f"unknown key in {path}")
+            values[key] = _convert(key, fields[key], value)
+    for key, value in (os.environ if env is None else env).items():
+        if not key.startswith(ENV_PREFIX):
+            continue
+        name = key[len(ENV_PREFIX) :].lower()
+        if name not in fields:
+            raise ConfigError(key, "unknown NEKONI_ setting")
+        values[name] = _convert(name, fields[name], value)
+    for key, value in overrides.items():
+        if value is not None:
+            values[key] = value
+    return Settings(**values).validate()

@@ -1,0 +1,152 @@
+"""The composition root: start the parts in order, stop them in reverse."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import signal
+import time
+from typing import Any
+
+from aiohttp import web
+
+from nekoni_edge import __version__
+from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.config import Settings
+from nekoni_edge.errors import ModelUnavailable
+from nekoni_edge.identity import load_or_create_key
+from nekoni_edge.llm.provider import ModelProvider
+from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.store.database import Database
+from nekoni_edge.transport.ice import pin_host_addresses
+from nekoni_edge.transport.peers import PeerManager
+from nekoni_edge.transport.signaling_server import SignalingEndpoint
+
+_LOGGER = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = "1"
+SIGNAL_PATH = "/signal"
+
+
+async def load_provider(settings: Settings) -> ModelProvider:
+    """Load the configured GGUF (or the embedded default) with llama.cpp."""
+    from nekoni_edge.llm.llama import LlamaProvider  # noqa: PLC0415 - heavy
+    from nekoni_edge.llm.models import default_gguf  # noqa: PLC0415
+
+    path = settings.model_path or default_gguf()
+    return await LlamaProvider.load(
+        path, n_threads=settings.n_threads, n_ctx=settings.n_ctx, temperature=settings.temperature
+    )
+
+
+class Daemon:
+    """The running box: database, identity, model, signaling and peers, HTTP."""
+
+    def __init__(self, settings: Settings, provider: ModelProvider | None = None) -> None:
+        self.settings = settings
+        self._given_provider = provider
+        self.db: Database | None = None
+        self.chat: ChatService | None = None
+        self.peers: PeerManager | None = None
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.pub_key = ""
+        self.room_id = ""
+        self.agent_id = ""
+        self._stopped = asyncio.Event()
+
+    async def start(self) -> None:
+        """Start every part; the box serves when this returns."""
+        s = self.settings
+        started = time.monotonic()
+        s.data_dir.mkdir(parents=True, exist_ok=True)
+        key = load_or_create_key(s.key_path)
+        self.pub_key = public_key_b64(key)
+        digest = hashlib.sha256(self.pub_key.encode("ascii")).hexdigest()
+        self.room_id = f"room-{digest[:16]}"
+        self.agent_id = f"agent-{digest[:8]}"
+        self.db = await Database.open(s.db_path)
+        try:
+            provider, model_error = self._given_provider, None
+            if provider is None:
+                try:
+                    provider = await load_provider(s)
+                except ModelUnavailable as exc:
+                    # The box still starts: it can pair and sync, and says why it cannot answer.
+                    model_error = str(exc)
+                    _LOGGER.error("model unavailable: %s", exc)
+            self.chat = ChatService(
+                self.db, provider,
+                system_prompt=s.system_prompt, context_messages=s.context_messages,
+                n_ctx=s.n_ctx, max_tokens=s.max_tokens, model_error=model_error,
+            )
+            pin_host_addresses(s.ice_addresses)
+            self.peers = PeerManager(key, self.db, self.chat)
+            signaling = SignalingEndpoint(key, self.agent_id, self.room_id, self.db, self.peers)
+            app = web.Application(client_max_size=64 * 1024)
+            app.router.add_get(SIGNAL_PATH, signaling.handle)
+            app.router.add_get("/api/info", self._info)
+            self._runner = web.AppRunner(app, access_log=None)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, s.host, s.port)
+            await site.start()
+            server: Any = site._server  # noqa: SLF001 - the only way to learn an ephemeral port
+            self.port = int(server.sockets[0].getsockname()[1])
+        except BaseException:
+            await self.stop()
+            raise
+        _LOGGER.info(
+            "nekoni-edge %s serving on %s:%d (pubKey %s, model %s) in %.2f s",
+            __version__, s.host, self.port, self.pub_key,
+            provider.name if provider else "none", time.monotonic() - started,
+        )
+
+    def info(self, host: str) -> dict[str, Any]:
+        """What nekoni's pairing QR code carried, for a client that reached us at ``host``."""
+        model = self.chat.provider if self.chat else None
+        return {
+            "agentPubKey": self.pub_key,
+            "agentName": self.settings.agent_name,
+            "roomId": self.room_id,
+            "signalUrl": f"ws://{host}{SIGNAL_PATH}",
+            "agentUrl": f"http://{host}",
+            "v": PROTOCOL_VERSION,
+            "model": model.name if model else None,
+            "modelError": self.chat.model_error if self.chat else None,
+        }
+
+    async def _info(self, request: web.Request) -> web.Response:
+        return web.json_response(self.info(request.host))
+
+    async def stop(self) -> None:
+        """Stop in reverse order; safe to call twice."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self.peers is not None:
+            await self.peers.close_all()
+            self.peers = None
+        if self.chat is not None and self.chat.provider is not None:
+            await self.chat.provider.aclose()
+        self.chat = None
+        if self.db is not None:
+            await self.db.close()
+            self.db = None
+        self._stopped.set()
+        _LOGGER.info("nekoni-edge stopped")
+
+    async def serve_forever(self) -> None:
+        """Run until SIGTERM or SIGINT, then stop cleanly."""
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await self.start()
+        try:
+            await stop.wait()
+            _LOGGER.info("signal received; shutting down")
+        finally:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(signum)
+            await self.stop()

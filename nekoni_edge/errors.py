@@ -1,0 +1,78 @@
+"""One error tree; each error maps to exactly one reply on the wire."""
+
+from __future__ import annotations
+
+
+class NekoniError(Exception):
+    """Base of every error nekoni_edge raises on purpose."""
+
+
+class ConfigError(NekoniError):
+    """The configuration is invalid; the message names the key."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"config {key}: {message}")
+        self.key = key
+
+
+class StoreError(NekoniError):
+    """The database cannot be opened or used."""
+
+
+class ModelUnavailable(NekoniError):
+    """The model cannot be loaded or used; the message says what to do."""
+
+
+class GenerationCancelled(NekoniError):
+    """A generation was stopped before it finished."""
+
+
+class LocalProtocolError(NekoniError):
+    """We were about to do something the protocol forbids (our bug)."""
+
+
+class RemoteProtocolError(NekoniError):
+    """The peer sent something the protocol forbids (their fault)."""
+
+
+class BadMessage(RemoteProtocolError):
+    """A message failed validation; ``code`` is the wire error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class MessageTooLarge(BadMessage):
+    """A message exceeded the size cap before it was parsed."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__("MESSAGE_TOO_LARGE", f"message of {size} bytes exceeds {limit} bytes")
+        self.size = size
+        self.limit = limit
+
+
+class AuthFailed(RemoteProtocolError):
+    """The DataChannel handshake failed; ``reason`` is sent verbatim."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SignalingError(RemoteProtocolError):
+    """A signaling message was refused; ``code`` is one of PROTOCOL.md's codes."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class NotApproved(SignalingError):
+    """An offer was signed by a key that is not paired with this box."""
+
+    def __init__(self, pub_key: str) -> None:
+        super().__init__("NOT_APPROVED", "this device is not paired with the box")
+        self.pub_key = pub_key

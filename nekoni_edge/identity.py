@@ -1,0 +1,55 @@
+"""The box's Ed25519 identity: created on first start (PKCS#8 PEM, 0600), loaded after."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    load_pem_private_key,
+)
+
+from nekoni_edge.errors import ConfigError
+from nekoni_edge.protocol.canonical import public_key_b64
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def load_or_create_key(path: Path) -> Ed25519PrivateKey:
+    """Load the Ed25519 key at ``path``, creating it (mode 0600) if it does not exist."""
+    if path.exists():
+        return _load(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, pem)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    # Atomic: a power cut leaves either no key or a whole one, never half a PEM.
+    os.replace(tmp, path)
+    _LOGGER.info("created identity %s (pubKey %s)", path, public_key_b64(key))
+    return key
+
+
+def _load(path: Path) -> Ed25519PrivateKey:
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        _LOGGER.warning("identity %s has mode %o; tightening to 0600", path, mode)
+        path.chmod(0o600)
+    try:
+        key = load_pem_private_key(path.read_bytes(), password=None)
+    except ValueError as exc:
+        raise ConfigError("identity", f"{path} is not a PEM private key: {exc}") from exc
+    if not isinstance(key, Ed25519PrivateKey):
+        raise ConfigError("identity", f"{path} holds a key that is not Ed25519")
+    return key

@@ -1,0 +1,1 @@
+"""The model seam: ``ModelProvider``, the llama.cpp provider, a scripted provider."""

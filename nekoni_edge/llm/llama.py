@@ -1,0 +1,196 @@
+"""The llama.cpp provider: one model, one worker thread, one generation at a time (FIFO)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from nekoni_edge.errors import ModelUnavailable
+from nekoni_edge.llm.provider import ChatTurn
+
+_LOGGER = logging.getLogger(__name__)
+
+GGUF_MAGIC = b"GGUF"
+# Room the process needs beside the weights (KV cache, buffers) for a small context.
+MEMORY_MARGIN_BYTES = 128 * 1024 * 1024
+
+
+def available_memory_bytes() -> int | None:
+    """MemAvailable from /proc/meminfo, or None where there is no such file."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def check_model_file(path: Path, available: int | None = None) -> int:
+    """Refuse a missing, non-GGUF or too-large model file with a clear message; return size."""
+    if not path.is_file():
+        raise ModelUnavailable(f"model file {path} does not exist: set model_path to a GGUF file")
+    with path.open("rb") as fh:
+        magic = fh.read(4)
+    if magic != GGUF_MAGIC:
+        raise ModelUnavailable(f"model file {path} is not a GGUF file (magic {magic!r})")
+    size = path.stat().st_size
+    available = available_memory_bytes() if available is None else available
+    if available is not None and size + MEMORY_MARGIN_BYTES > available:
+        raise ModelUnavailable(
+            f"model file {path} ({size // 2**20} MiB) does not fit in the "
+            f"{available // 2**20} MiB of memory available: choose a smaller quantization"
+        )
+    return size
+
+
+class LlamaProvider:
+    """A GGUF model run by llama-cpp-python in a dedicated worker thread."""
+
+    def __init__(
+        self,
+        llm: Any,
+        path: Path,
+        *,
+        temperature: float = 0.7,
+        owns_model: bool = True,
+        executor: ThreadPoolExecutor | None = None,
+    ) -> None:
+        """Wrap a loaded ``llama_cpp.Llama``; ``owns_model`` says whether aclose frees it."""
+        self._llm = llm
+        self._owns_model = owns_model
+        self.path = path
+        self.name = path.name
+        self._executor = executor or ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="llama"
+        )
+        self._temperature = temperature
+        self._lock = asyncio.Lock()  # asyncio.Lock wakes waiters in FIFO order
+        self._waiting = 0
+
+    @classmethod
+    async def load(
+        cls, path: Path, *, n_threads: int, n_ctx: int, temperature: float = 0.7, seed: int = -1
+    ) -> LlamaProvider:
+        """Load the model in its worker thread; raise ModelUnavailable on any failure."""
+        check_model_file(path)
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+        started = time.monotonic()
+
+        def load() -> Any:
+            from llama_cpp import Llama  # noqa: PLC0415 - heavy; only the adapter imports it
+
+            return Llama(
+                model_path=str(path),
+                n_threads=n_threads,
+                n_ctx=n_ctx,
+                seed=seed,
+                verbose=False,
+            )
+
+        try:
+            llm = await asyncio.get_running_loop().run_in_executor(executor, load)
+        except Exception as exc:
+            executor.shutdown(wait=False)
+            raise ModelUnavailable(f"llama.cpp could not load {path}: {exc}") from exc
+        _LOGGER.info(
+            "model %s loaded in %.2f s (n_ctx=%d, n_threads=%d)",
+            path.name, time.monotonic() - started, n_ctx, n_threads,
+        )
+        return cls(llm, path, temperature=temperature, executor=executor)
+
+    @property
+    def queue_depth(self) -> int:
+        """Generations waiting for the model, not counting the running one."""
+        return self._waiting
+
+    async def stream_chat(
+        self, messages: Sequence[ChatTurn], *, max_tokens: int
+    ) -> AsyncIterator[str]:
+        """Yield reply pieces; closing the iterator stops llama.cpp at the next token."""
+        self._waiting += 1
+        try:
+            await self._lock.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            loop = asyncio.get_running_loop()
+            queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+            cancel = threading.Event()
+            prompt = [{"role": m.role, "content": m.content} for m in messages]
+
+            def put(kind: str, value: Any) -> None:
+                loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
+
+            def generate() -> None:
+                try:
+                    stream = self._llm.create_chat_completion(
+                        messages=prompt,
+                        max_tokens=max_tokens,
+                        temperature=self._temperature,
+                        stream=True,
+                    )
+                    for chunk in stream:
+                        if cancel.is_set():
+                            break
+                        piece = chunk["choices"][0]["delta"].get("content")
+                        if piece:
+                            put("piece", piece)
+                except Exception as exc:  # reported to the caller, not lost in the thread
+                    put("error", exc)
+                finally:
+                    put("end", None)
+
+            done = loop.run_in_executor(self._executor, generate)
+            try:
+                while True:
+                    kind, value = await queue.get()
+                    if kind == "end":
+                        break
+                    if kind == "error":
+                        raise ModelUnavailable(f"generation failed: {value}") from value
+                    yield value
+            finally:
+                cancel.set()
+                # Hold the model until llama.cpp has really stopped, even if we are cancelled.
+                await _wait_uncancellable(done)
+        finally:
+            self._lock.release()
+
+    async def count_tokens(self, text: str) -> int:
+        """Token count with the model's own tokenizer (read-only; safe beside a generation)."""
+        loop = asyncio.get_running_loop()
+        tokens = await loop.run_in_executor(
+            None, lambda: self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        )
+        return len(tokens)
+
+    async def aclose(self) -> None:
+        """Free the model and stop the worker thread."""
+        async with self._lock:
+            llm, self._llm = self._llm, None
+            if llm is not None and self._owns_model:
+                await asyncio.get_running_loop().run_in_executor(self._executor, llm.close)
+        self._executor.shutdown(wait=True)
+        _LOGGER.info("model %s unloaded", self.name)
+
+
+async def _wait_uncancellable(future: asyncio.Future[None]) -> None:
+    """Wait for ``future`` even while our task is being cancelled; re-raise the cancel after."""
+    cancelled = False
+    while not future.done():
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception:  # noqa: S110 - the generator thread reports errors via the queue
+            pass
+    if cancelled:
+        raise asyncio.CancelledError

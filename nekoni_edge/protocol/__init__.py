@@ -1,0 +1,1 @@
+"""Sans-IO protocol core: canonical JSON, signatures, messages, handshakes."""

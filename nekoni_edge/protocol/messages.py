@@ -1,0 +1,120 @@
+"""Typed, size-capped parsing of DataChannel messages received after ``ready``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from nekoni_edge.errors import BadMessage, MessageTooLarge
+
+MAX_MESSAGE_BYTES = 64 * 1024
+MAX_CONTENT_CHARS = 16_000
+MAX_SESSION_ID_CHARS = 128
+DEFAULT_SESSION_ID = "default"
+
+# Types PROTOCOL.md defines that this box does not serve yet: answered with UNSUPPORTED.
+_NOT_YET_SERVED_PREFIXES = ("rag_", "skill_", "cron_", "trace_", "device_", "approval_")
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    """``message`` (or nekoni's type-less ``{content, sessionId}``): a user turn."""
+
+    content: str
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    """(edge) stop the session's generation at the next token."""
+
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """Liveness probe; answered with ``pong``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sync:
+    """Ask for the messages of a session after a timestamp (ms)."""
+
+    session_id: str
+    after_timestamp: int
+    all_roles: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Unsupported:
+    """A type PROTOCOL.md defines but this box does not serve yet."""
+
+    type: str
+
+
+ClientMessage = Chat | Cancel | Ping | Sync | Unsupported
+
+
+def error_reply(code: str, message: str) -> dict[str, Any]:
+    """The (edge) error reply; the channel stays open."""
+    return {"type": "error", "code": code, "message": message}
+
+
+def decode(data: str | bytes) -> dict[str, Any]:
+    """Cap, then parse one raw message into a JSON object. Raises BadMessage."""
+    size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+    if size > MAX_MESSAGE_BYTES:
+        raise MessageTooLarge(size, MAX_MESSAGE_BYTES)
+    try:
+        obj = json.loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise BadMessage("INVALID_JSON", "message is not valid JSON") from exc
+    if not isinstance(obj, dict):
+        raise BadMessage("NOT_AN_OBJECT", "message must be a JSON object")
+    return obj
+
+
+def _string(obj: dict[str, Any], key: str, limit: int, default: str | None = None) -> str:
+    value = obj.get(key, default)
+    if not isinstance(value, str):
+        raise BadMessage("BAD_FIELD", f"{key} must be a string")
+    if len(value) > limit:
+        raise BadMessage("BAD_FIELD", f"{key} is longer than {limit} characters")
+    return value
+
+
+def _session_id(obj: dict[str, Any]) -> str:
+    session_id = _string(obj, "sessionId", MAX_SESSION_ID_CHARS, DEFAULT_SESSION_ID)
+    if not session_id:
+        raise BadMessage("BAD_FIELD", "sessionId must not be empty")
+    return session_id
+
+
+def parse(obj: dict[str, Any]) -> ClientMessage:
+    """Validate one decoded message and return its typed form. Raises BadMessage."""
+    msg_type = obj.get("type")
+    if msg_type is None and "content" in obj:
+        msg_type = "message"  # nekoni's web and mobile apps send no type for chat
+    if not isinstance(msg_type, str):
+        raise BadMessage("BAD_FIELD", "type must be a string")
+    if msg_type == "message":
+        content = _string(obj, "content", MAX_CONTENT_CHARS)
+        if not content.strip():
+            raise BadMessage("BAD_FIELD", "content must not be empty")
+        return Chat(content=content, session_id=_session_id(obj))
+    if msg_type == "cancel":
+        return Cancel(session_id=_session_id(obj))
+    if msg_type == "ping":
+        return Ping()
+    if msg_type == "sync":
+        after = obj.get("afterTimestamp", 0)
+        if isinstance(after, bool) or not isinstance(after, int | float) or after < 0:
+            raise BadMessage("BAD_FIELD", "afterTimestamp must be a non-negative number (ms)")
+        all_roles = obj.get("all", False)
+        if not isinstance(all_roles, bool):
+            raise BadMessage("BAD_FIELD", "all must be a boolean")
+        return Sync(session_id=_session_id(obj), after_timestamp=int(after), all_roles=all_roles)
+    if msg_type.startswith(_NOT_YET_SERVED_PREFIXES) and len(msg_type) <= 64:
+        return Unsupported(type=msg_type)
+    raise BadMessage("UNKNOWN_TYPE", f"unknown message type: {msg_type[:64]!r}")

@@ -1,0 +1,1 @@
+"""The one SQLite file: connection (with sqlite-vec), migrations, typed access."""

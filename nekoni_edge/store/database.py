@@ -1,0 +1,220 @@
+"""Typed async access to the one SQLite file, through aiosqlite's single worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import aiosqlite
+
+from nekoni_edge.errors import StoreError
+from nekoni_edge.store.connection import connect
+from nekoni_edge.store.migrations import migrate
+
+_LOGGER = logging.getLogger(__name__)
+
+ITER_CHUNK_SIZE = 64
+
+
+def now_ms() -> int:
+    """Unix time in milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A phone allowed to talk to the box."""
+
+    pub_key: str
+    name: str
+    approved_at: int
+    last_seen: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One entry of the episodic log."""
+
+    id: int
+    session_id: str
+    role: str
+    content: str
+    timestamp: int
+
+
+class Database:
+    """The box's database. Writes run under ``BEGIN IMMEDIATE``, one at a time."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path, schema_version: int) -> None:
+        self._conn = conn
+        self.path = path
+        self.schema_version = schema_version
+        self._write_lock = asyncio.Lock()
+        self._last_ts = 0
+
+    @classmethod
+    async def open(cls, path: Path) -> Database:
+        """Open (creating and migrating as needed) the database at ``path``."""
+        versions: list[int] = []
+
+        def connect_and_migrate() -> Any:
+            # Runs in aiosqlite's worker thread, so migrations never block the loop.
+            raw = connect(path)
+            try:
+                versions.append(migrate(raw))
+            except BaseException:
+                raw.close()
+                raise
+            return raw
+
+        conn = aiosqlite.Connection(connect_and_migrate, ITER_CHUNK_SIZE)
+        try:
+            await conn
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreError(f"cannot open database {path}: {exc}") from exc
+        version = versions[0]
+        try:
+            db = cls(conn, path, version)
+            row = await db._fetchone("SELECT COALESCE(MAX(timestamp), 0) FROM messages")
+            db._last_ts = int(row[0]) if row else 0
+        except BaseException:
+            await conn.close()
+            raise
+        _LOGGER.info("database %s open (schema v%d)", path, version)
+        return db
+
+    async def close(self) -> None:
+        """Close the connection (its thread would otherwise keep the process alive)."""
+        await self._conn.close()
+
+    async def __aenter__(self) -> Database:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        async with self._conn.execute(sql, tuple(params)) as cur:
+            return list(await cur.fetchall())
+
+    async def _fetchone(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        async with self._conn.execute(sql, tuple(params)) as cur:
+            return await cur.fetchone()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._write_lock:
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            await self._conn.execute("COMMIT")
+
+    async def execute_sql(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
+        """Run one read-only statement (diagnostics and tests)."""
+        return await self._fetchall(sql, params)
+
+    # devices
+
+    async def approve_device(self, pub_key: str, name: str = "") -> bool:
+        """Approve a key; True if it was not approved before."""
+        async with self._transaction() as conn:
+            cur = await conn.execute(
+                "INSERT INTO devices (pub_key, name, approved_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (pub_key) DO NOTHING",
+                (pub_key, name, now_ms()),
+            )
+            added = cur.rowcount == 1
+        _LOGGER.info("device %s %s", pub_key[:12], "approved" if added else "already approved")
+        return added
+
+    async def remove_device(self, pub_key: str) -> bool:
+        """Revoke a key; True if it was approved."""
+        async with self._transaction() as conn:
+            cur = await conn.execute("DELETE FROM devices WHERE pub_key = ?", (pub_key,))
+            removed = cur.rowcount == 1
+        if removed:
+            _LOGGER.info("device %s removed", pub_key[:12])
+        return removed
+
+    async def list_devices(self) -> list[Device]:
+        """Every approved device, oldest first."""
+        rows = await self._fetchall(
+            "SELECT pub_key, name, approved_at, last_seen FROM devices ORDER BY approved_at"
+        )
+        return [Device(*row) for row in rows]
+
+    async def is_approved(self, pub_key: str) -> bool:
+        """True if ``pub_key`` is approved."""
+        row = await self._fetchone("SELECT 1 FROM devices WHERE pub_key = ?", (pub_key,))
+        return row is not None
+
+    async def touch_device(self, pub_key: str) -> None:
+        """Record that the device was just seen."""
+        async with self._transaction() as conn:
+            await conn.execute(
+                "UPDATE devices SET last_seen = ? WHERE pub_key = ?", (now_ms(), pub_key)
+            )
+
+    # episodic log
+
+    async def append_message(
+        self, session_id: str, role: str, content: str, device_key: str | None = None
+    ) -> StoredMessage:
+        """Append one message; it is durable when this returns."""
+        async with self._transaction() as conn:
+            # Strictly increasing, so ``sync_<ts>`` ids are unique and ordering is total.
+            ts = max(now_ms(), self._last_ts + 1)
+            cur = await conn.execute(
+                "INSERT INTO messages (session_id, role, content, timestamp, device_key) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, role, content, ts, device_key),
+            )
+            row_id = cur.lastrowid
+            self._last_ts = ts
+        assert row_id is not None  # noqa: S101 - INSERT always sets it
+        return StoredMessage(row_id, session_id, role, content, ts)
+
+    async def messages_after(
+        self, session_id: str, after_ts: int, *, all_roles: bool = False, limit: int = 500
+    ) -> list[StoredMessage]:
+        """Messages of a session newer than ``after_ts``, oldest first."""
+        role_clause = "" if all_roles else " AND role = 'assistant'"
+        rows = await self._fetchall(
+            "SELECT id, session_id, role, content, timestamp FROM messages "
+            f"WHERE session_id = ? AND timestamp > ?{role_clause} "  # noqa: S608 - constant
+            "ORDER BY timestamp LIMIT ?",
+            (session_id, after_ts, limit),
+        )
+        return [StoredMessage(*row) for row in rows]
+
+    async def recent_messages(self, session_id: str, limit: int) -> list[StoredMessage]:
+        """The last ``limit`` user/assistant messages of a session, oldest first."""
+        rows = await self._fetchall(
+            "SELECT id, session_id, role, content, timestamp FROM messages "
+            "WHERE session_id = ? AND role IN ('user', 'assistant') "
+            "ORDER BY timestamp DESC LIMIT ?",
+            (session_id, limit),
+        )
+        return [StoredMessage(*row) for row in reversed(rows)]
+
+    async def vec_version(self) -> str:
+        """The loaded sqlite-vec version (proves the extension is there)."""
+        row = await self._fetchone("SELECT vec_version()")
+        return str(row[0])

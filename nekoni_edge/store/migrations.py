@@ -1,0 +1,75 @@
+"""Numbered schema migrations, tracked with ``PRAGMA user_version``, each in a transaction."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+_LOGGER = logging.getLogger(__name__)
+
+Migration = Callable[[Any], None]
+MIGRATIONS: dict[int, Migration] = {}
+
+
+def migration(version: int) -> Callable[[Migration], Migration]:
+    """Register ``fn`` as the step that brings the schema to ``version``."""
+
+    def register(fn: Migration) -> Migration:
+        if version in MIGRATIONS:
+            raise ValueError(f"migration {version} registered twice")
+        MIGRATIONS[version] = fn
+        return fn
+
+    return register
+
+
+@migration(1)
+def _devices_and_messages(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE devices (
+            pub_key TEXT PRIMARY KEY,
+            name TEXT NOT NULL DEFAULT '',
+            approved_at INTEGER NOT NULL,
+            last_seen INTEGER
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+            content TEXT NOT NULL,
+            timestamp INTEGER NOT NULL,
+            device_key TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX messages_session_ts ON messages (session_id, timestamp)")
+
+
+def latest_version() -> int:
+    """The schema version this code expects."""
+    return max(MIGRATIONS)
+
+
+def migrate(conn: Any) -> int:
+    """Apply every migration above the file's ``user_version``; return the new version."""
+    current = conn.execute("PRAGMA user_version").fetchone()[0]
+    if current > latest_version():
+        from nekoni_edge.errors import StoreError  # noqa: PLC0415
+
+        raise StoreError(
+            f"database schema v{current} is newer than this nekoni-edge (v{latest_version()}); "
+            "upgrade nekoni-edge"
+        )
+    for version in sorted(v for v in MIGRATIONS if v > current):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            MIGRATIONS[version](conn)
+            conn.execute(f"PRAGMA user_version = {version}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        _LOGGER.info("database migrated to schema v%d", version)
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])

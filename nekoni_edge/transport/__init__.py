@@ -1,0 +1,1 @@
+"""I/O around the protocol core: signaling endpoint, aiortc peers, DataChannel sessions."""

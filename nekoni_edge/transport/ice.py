@@ -1,0 +1,39 @@
+"""The one place that decides which local addresses ICE may offer."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def pin_host_addresses(addresses: Sequence[str]) -> None:
+    """Make aioice gather candidates only on ``addresses`` (empty: every interface).
+
+    aioice gathers from every real interface and leaves out 127.0.0.1, so on a loopback-only
+    host (or in tests) the DataChannel would silently never open.
+    """
+    import aioice.ice  # noqa: PLC0415 - heavy; only the transport imports it
+
+    if not hasattr(aioice.ice, "_nekoni_original_get_host_addresses"):
+        aioice.ice._nekoni_original_get_host_addresses = aioice.ice.get_host_addresses  # noqa: SLF001
+    original = aioice.ice._nekoni_original_get_host_addresses  # noqa: SLF001
+    if not addresses:
+        aioice.ice.get_host_addresses = original
+        return
+    pinned = list(addresses)
+
+    def get_host_addresses(use_ipv4: bool, use_ipv6: bool) -> list[str]:
+        return [a for a in pinned if (":" in a and use_ipv6) or (":" not in a and use_ipv4)]
+
+    aioice.ice.get_host_addresses = get_host_addresses
+    _LOGGER.info("ICE host addresses pinned to %s", ", ".join(pinned))
+
+
+def rtc_configuration() -> object:
+    """No STUN, no TURN: the box and its phones share a LAN."""
+    from aiortc import RTCConfiguration  # noqa: PLC0415
+
+    # iceServers=None would make aiortc add a public STUN server.
+    return RTCConfiguration(iceServers=[])

@@ -1,0 +1,172 @@
+"""One aiortc RTCPeerConnection per phone, each with its own DataChannel session."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.protocol.canonical import b64url_encode
+from nekoni_edge.protocol.handshake import AgentHandshake
+from nekoni_edge.protocol.signaling import IceCandidate
+from nekoni_edge.store.database import Database
+from nekoni_edge.transport.ice import rtc_configuration
+from nekoni_edge.transport.session import HELLO_TIMEOUT_S, ChannelSession
+
+_LOGGER = logging.getLogger(__name__)
+
+CHANNEL_LABEL = "nekoni"
+MAX_PEERS = 16
+
+
+@dataclass
+class Peer:
+    """A phone's peer connection and the sessions of its channels."""
+
+    client_id: str
+    pub_key: str
+    pc: Any
+    sessions: list[ChannelSession]
+
+
+class PeerManager:
+    """Answers offers with new peer connections and closes them when they go away."""
+
+    def __init__(
+        self,
+        agent_key: Ed25519PrivateKey,
+        db: Database,
+        chat: ChatService,
+        *,
+        hello_timeout: float = HELLO_TIMEOUT_S,
+        nonce_factory: Callable[[], str] = lambda: b64url_encode(secrets.token_bytes(32)),
+    ) -> None:
+        self._key = agent_key
+        self._db = db
+        self._chat = chat
+        self._hello_timeout = hello_timeout
+        self._nonce_factory = nonce_factory
+        self.peers: dict[str, Peer] = {}
+        self._approved: set[str] = set()
+
+    def _is_approved(self, pub_key: str) -> bool:
+        return pub_key in self._approved
+
+    async def handle_offer(self, client_id: str, pub_key: str, sdp: str) -> str:
+        """Create this client's peer connection from its (verified, approved) offer."""
+        from aiortc import RTCPeerConnection, RTCSessionDescription  # noqa: PLC0415
+
+        # The caller checked approval in the database just now; the handshake checks this set.
+        self._approved.add(pub_key)
+        if client_id in self.peers:
+            await self.close_client(client_id)
+        if len(self.peers) >= MAX_PEERS:
+            oldest = next(iter(self.peers))
+            _LOGGER.warning("peer limit %d reached; closing %s", MAX_PEERS, oldest)
+            await self.close_client(oldest)
+        pc = RTCPeerConnection(configuration=rtc_configuration())
+        peer = Peer(client_id, pub_key, pc, [])
+        self.peers[client_id] = peer
+
+        @pc.on("datachannel")
+        def on_datachannel(channel: Any) -> None:
+            self._attach(peer, channel)
+
+        @pc.on("connectionstatechange")
+        async def on_state() -> None:
+            _LOGGER.info("peer %s: connection %s", client_id[:32], pc.connectionState)
+            if pc.connectionState in ("failed", "closed"):
+                await self.close_client(client_id, peer)
+
+        try:
+            await pc.setRemoteDescription(RTCSessionDescription(sdp=sdp, type="offer"))
+            await pc.setLocalDescription(await pc.createAnswer())
+        except Exception:
+            await self.close_client(client_id, peer)
+            raise
+        return str(pc.localDescription.sdp)
+
+    def _attach(self, peer: Peer, channel: Any) -> None:
+        label = f"{peer.client_id[:32]}/{channel.label[:16]}"
+        if channel.label != CHANNEL_LABEL:
+            _LOGGER.info("%s: unexpected channel label; closing it", label)
+            channel.close()
+            return
+        handshake = AgentHandshake(
+            self._key,
+            is_approved=self._is_approved,
+            nonce=self._nonce_factory(),
+            offer_pub_key=peer.pub_key,
+        )
+        session = ChannelSession(
+            label=label,
+            handshake=handshake,
+            chat=self._chat,
+            db=self._db,
+            send=channel.send,
+            close=channel.close,
+            hello_timeout=self._hello_timeout,
+        )
+        peer.sessions.append(session)
+
+        @channel.on("message")
+        def on_message(data: str | bytes) -> None:
+            session.on_message(data)
+
+        @channel.on("close")
+        def on_close() -> None:
+            session.shutdown()
+            asyncio.get_running_loop().create_task(self.close_client(peer.client_id, peer))
+
+        if channel.readyState == "open":
+            session.on_open()
+        else:
+            channel.on("open", session.on_open)
+        _LOGGER.info("%s: channel opened", label)
+
+    async def add_ice(self, candidate: IceCandidate) -> None:
+        """Add a trickled candidate to the sender's peer connection."""
+        from aiortc.sdp import candidate_from_sdp  # noqa: PLC0415
+
+        peer = self.peers.get(candidate.sender)
+        if peer is None or not candidate.candidate:
+            return
+        text = candidate.candidate
+        if text.startswith("candidate:"):
+            text = text[len("candidate:") :]
+        ice = candidate_from_sdp(text)
+        ice.sdpMid = candidate.sdp_mid
+        ice.sdpMLineIndex = candidate.sdp_mline_index
+        await peer.pc.addIceCandidate(ice)
+
+    async def revoke(self, pub_key: str) -> int:
+        """Forget a key and close every peer it has; return how many were closed."""
+        self._approved.discard(pub_key)
+        doomed = [cid for cid, p in self.peers.items() if p.pub_key == pub_key]
+        for client_id in doomed:
+            await self.close_client(client_id)
+        return len(doomed)
+
+    async def close_client(self, client_id: str, peer: Peer | None = None) -> None:
+        """Close one client's peer connection (if ``peer`` is given, only if still current)."""
+        current = self.peers.get(client_id)
+        if current is None or (peer is not None and current is not peer):
+            if peer is not None:
+                await peer.pc.close()
+            return
+        del self.peers[client_id]
+        for session in current.sessions:
+            session.shutdown()
+        await current.pc.close()
+        _LOGGER.info("peer %s: closed", client_id[:32])
+
+    async def close_all(self) -> None:
+        """Close every peer connection."""
+        for client_id in list(self.peers):
+            await self.close_client(client_id)

@@ -1,0 +1,189 @@
+"""One authenticated DataChannel: the auth gate, then the router of application messages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from contextlib import aclosing
+from typing import Any
+
+from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.errors import BadMessage, ModelUnavailable
+from nekoni_edge.protocol import messages as m
+from nekoni_edge.protocol.handshake import REASON_TIMEOUT, AgentHandshake, AgentState
+from nekoni_edge.store.database import Database
+
+_LOGGER = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_S = 10.0
+
+
+class ChannelSession:
+    """Drives one DataChannel: nothing but the handshake until ``ready``, then chat."""
+
+    def __init__(
+        self,
+        *,
+        label: str,
+        handshake: AgentHandshake,
+        chat: ChatService,
+        db: Database,
+        send: Callable[[str], None],
+        close: Callable[[], None],
+        hello_timeout: float = HELLO_TIMEOUT_S,
+    ) -> None:
+        self.label = label
+        self._handshake = handshake
+        self._chat = chat
+        self._db = db
+        self._send_text = send
+        self._close = close
+        self._hello_timeout = hello_timeout
+        self._timer: asyncio.TimerHandle | None = None
+        self._generations: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.closed = False
+
+    @property
+    def ready(self) -> bool:
+        return self._handshake.state is AgentState.READY
+
+    @property
+    def peer_pub_key(self) -> str | None:
+        return self._handshake.peer_pub_key
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Send one message unless the channel is gone."""
+        if not self.closed:
+            self._send_text(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+
+    def on_open(self) -> None:
+        """Start the hello timer."""
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(self._hello_timeout, self._on_handshake_timeout)
+
+    def _on_handshake_timeout(self) -> None:
+        if not self.ready and self._handshake.state is not AgentState.FAILED:
+            _LOGGER.info("%s: handshake timed out", self.label)
+            self._fail(self._handshake.fail(REASON_TIMEOUT))
+
+    def _fail(self, replies: list[dict[str, Any]]) -> None:
+        for reply in replies:
+            self.send(reply)
+        _LOGGER.info("%s: auth failed: %s", self.label, self._handshake.failure)
+        self.shutdown()
+        self._close()
+
+    def on_message(self, data: str | bytes) -> None:
+        """Handle one raw message from the channel. Never raises."""
+        if self.closed:
+            return
+        if not self.ready:
+            if self._handshake.state is AgentState.FAILED:
+                return
+            replies = self._handshake.receive_text(data)
+            if self._handshake.state is AgentState.FAILED:
+                self._fail(replies)
+                return
+            for reply in replies:
+                self.send(reply)
+            if self.ready:
+                self._on_ready()
+            return
+        try:
+            message = m.parse(m.decode(data))
+        except BadMessage as exc:
+            _LOGGER.debug("%s: bad message: %s", self.label, exc.message)
+            self.send(m.error_reply(exc.code, exc.message))
+            return
+        self._dispatch(message)
+
+    def _on_ready(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        key = self.peer_pub_key or ""
+        _LOGGER.info("%s: authenticated device %s", self.label, key[:12])
+        self._spawn(self._db.touch_device(key))
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _dispatch(self, message: m.ClientMessage) -> None:
+        if isinstance(message, m.Ping):
+            self.send({"type": "pong"})
+        elif isinstance(message, m.Chat):
+            if message.session_id in self._generations:
+                self.send(m.error_reply(
+                    "BUSY", "a reply for this session is still streaming; send cancel first"
+                ))
+                return
+            task = self._spawn(self._run_chat(message))
+            self._generations[message.session_id] = task
+        elif isinstance(message, m.Cancel):
+            task = self._generations.get(message.session_id)
+            if task is not None:
+                _LOGGER.info("%s: cancel for session %s", self.label, message.session_id[:32])
+                task.cancel()
+        elif isinstance(message, m.Sync):
+            self._spawn(self._run_sync(message))
+        elif isinstance(message, m.Unsupported):
+            self.send(m.error_reply("UNSUPPORTED", f"{message.type} is not available on this box"))
+
+    async def _run_chat(self, message: m.Chat) -> None:
+        streamed = 0
+        try:
+            async with aclosing(
+                self._chat.reply(message.session_id, message.content, self.peer_pub_key)
+            ) as pieces:
+                async for piece in pieces:
+                    if self.closed:
+                        break
+                    self.send({"type": "chunk", "content": piece})
+                    streamed += 1
+            if streamed:
+                self.send({"type": "message_end"})
+            else:
+                self.send({"type": "message", "content": ""})
+        except asyncio.CancelledError:
+            if streamed:
+                self.send({"type": "message_end", "cancelled": True})
+            else:
+                self.send({"type": "message", "content": "", "cancelled": True})
+            if self.closed:
+                raise
+        except ModelUnavailable as exc:
+            self.send(m.error_reply("MODEL_UNAVAILABLE", str(exc)))
+        except Exception:
+            _LOGGER.exception("%s: chat turn failed", self.label)
+            self.send(m.error_reply("INTERNAL_ERROR", "the box could not answer; see its log"))
+        finally:
+            self._generations.pop(message.session_id, None)
+
+    async def _run_sync(self, message: m.Sync) -> None:
+        rows = await self._db.messages_after(
+            message.session_id, message.after_timestamp, all_roles=message.all_roles
+        )
+        self.send({
+            "type": "sync_response",
+            "messages": [
+                {"id": f"sync_{r.timestamp}", "role": r.role, "content": r.content,
+                 "timestamp": r.timestamp}
+                for r in rows
+            ],
+        })
+
+    def shutdown(self) -> None:
+        """The channel is gone: stop timers and generations at once."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        for task in list(self._generations.values()):
+            task.cancel()
+        _LOGGER.info("%s: closed", self.label)

@@ -1,0 +1,125 @@
+"""The box as nekoni's signal server: WebSocket ``/signal``; the agent is always in the room."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import WSMsgType, web
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.errors import NotApproved, SignalingError
+from nekoni_edge.protocol import signaling as sig
+from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.transport.peers import PeerManager
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class SignalingEndpoint:
+    """Handles one WebSocket per client: join, then offers and trickled candidates."""
+
+    def __init__(
+        self,
+        agent_key: Ed25519PrivateKey,
+        agent_id: str,
+        room_id: str,
+        db: Database,
+        peers: PeerManager,
+        clock_ms: Callable[[], int] = now_ms,
+    ) -> None:
+        self._key = agent_key
+        self._pub_key = public_key_b64(agent_key)
+        self.agent_id = agent_id
+        self.room_id = room_id
+        self._db = db
+        self._peers = peers
+        self._clock_ms = clock_ms
+        self.members: dict[str, web.WebSocketResponse] = {}
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        """aiohttp handler for ``GET /signal``."""
+        ws = web.WebSocketResponse(max_msg_size=sig.MAX_SIGNAL_BYTES, heartbeat=30)
+        await ws.prepare(request)
+        joined: sig.Join | None = None
+        peer_name = request.remote or "?"
+        try:
+            async for frame in ws:
+                if frame.type is not WSMsgType.TEXT:
+                    if frame.type is WSMsgType.BINARY:
+                        await ws.send_json(sig.error("UNKNOWN_TYPE", "send JSON text frames"))
+                    continue
+                try:
+                    joined = await self._on_text(ws, frame.data, joined)
+                except SignalingError as exc:
+                    _LOGGER.info("signal %s: refused: %s", peer_name, exc)
+                    await ws.send_json(sig.error(exc.code, exc.message))
+                except Exception:
+                    _LOGGER.exception("signal %s: internal error", peer_name)
+                    await ws.send_json(sig.error("INTERNAL_ERROR", "the box failed; see its log"))
+        finally:
+            if joined is not None and self.members.get(joined.client_id) is ws:
+                del self.members[joined.client_id]
+                _LOGGER.info("signal: %s left", joined.client_id[:32])
+        return ws
+
+    async def _on_text(
+        self, ws: web.WebSocketResponse, text: str, joined: sig.Join | None
+    ) -> sig.Join | None:
+        if len(text) > sig.MAX_SIGNAL_BYTES:
+            raise SignalingError("INVALID_MESSAGE", "message too large")
+        try:
+            msg = json.loads(text)
+        except ValueError as exc:
+            raise SignalingError("INVALID_MESSAGE", "message is not valid JSON") from exc
+        if not isinstance(msg, dict):
+            raise SignalingError("INVALID_MESSAGE", "message must be a JSON object")
+        msg_type = msg.get("type")
+        now = self._clock_ms()
+        if msg_type == "join":
+            join = sig.parse_join(msg, now)
+            if join.room_id != self.room_id:
+                raise SignalingError("INVALID_JOIN", "no such room on this box")
+            if join.client_id == self.agent_id:
+                raise SignalingError("INVALID_JOIN", "clientId is taken")
+            self.members[join.client_id] = ws
+            _LOGGER.info("signal: %s joined (key %s)", join.client_id[:32], join.pub_key[:12])
+            await ws.send_json(
+                {"type": "peer_joined", "clientId": self.agent_id, "pubKey": self._pub_key}
+            )
+            return join
+        if msg_type in ("offer", "ice"):
+            if joined is None:
+                raise SignalingError("NOT_JOINED", "send join first")
+            if msg_type == "offer":
+                await self._on_offer(ws, sig.parse_offer(msg, now, joined), joined)
+            else:
+                candidate = sig.parse_ice(msg, now, joined)
+                self._check_to(candidate.to)
+                await self._peers.add_ice(candidate)
+            return joined
+        if msg_type == "leave":
+            return joined
+        raise SignalingError("UNKNOWN_TYPE", f"unknown type {str(msg_type)[:64]!r}")
+
+    def _check_to(self, to: str) -> None:
+        if to != self.agent_id:
+            raise SignalingError("PEER_NOT_FOUND", f"no peer {to[:64]!r} in this room")
+
+    async def _on_offer(self, ws: web.WebSocketResponse, offer: sig.Offer, joined: sig.Join) -> None:
+        self._check_to(offer.to)
+        if not await self._db.is_approved(joined.pub_key):
+            raise NotApproved(joined.pub_key)
+        answer_sdp = await self._peers.handle_offer(joined.client_id, joined.pub_key, offer.sdp)
+        answer: dict[str, Any] = {
+            "type": "answer",
+            "sdp": answer_sdp,
+            "from": self.agent_id,
+            "to": joined.client_id,
+            "ts": self._clock_ms(),
+        }
+        await ws.send_json(sig.signed_by_agent(self._key, answer))
+        _LOGGER.info("signal: answered %s", joined.client_id[:32])

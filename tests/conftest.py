@@ -1,0 +1,152 @@
+"""Shared fixtures: loopback-only settings, the real model loaded once, a running daemon,
+and guards that fail a test which blocks the event loop or leaks a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.config import Settings, load_settings
+
+DATA = Path(__file__).parent / "data"
+# A callback that holds the loop this long is a bug (sqlite, llama.cpp and crypto run elsewhere).
+SLOW_CALLBACK_S = 0.5
+
+
+@pytest.fixture(scope="session")
+def vectors() -> dict[str, Any]:
+    """The golden signatures (a copy of the shared protocol vectors)."""
+    data: dict[str, Any] = json.loads((DATA / "signatures.json").read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture
+def agent_key(vectors: dict[str, Any]) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vectors["agent_seed_hex"]))
+
+
+@pytest.fixture
+def phone_key(vectors: dict[str, Any]) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(bytes.fromhex(vectors["phone_seed_hex"]))
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Loopback only: HTTP on an ephemeral port of 127.0.0.1, ICE on 127.0.0.1."""
+    return load_settings(
+        env={}, data_dir=tmp_path / "box", host="127.0.0.1", port=0,
+        ice_addresses=("127.0.0.1",), max_tokens=48, temperature=0.0, n_threads=2, n_ctx=2048,
+    )
+
+
+class _SlowCallbackDetector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if message.startswith("Executing") and " took " in message:
+            self.records.append(message)
+
+
+@pytest.fixture(autouse=True)
+def _police_event_loop() -> Iterator[None]:
+    """Fail the test if any callback blocked the event loop for SLOW_CALLBACK_S or more."""
+    detector = _SlowCallbackDetector()
+    logger = logging.getLogger("asyncio")
+    logger.addHandler(detector)
+    original = asyncio.BaseEventLoop.__init__
+
+    def patched(self: asyncio.BaseEventLoop, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.set_debug(True)
+        self.slow_callback_duration = SLOW_CALLBACK_S
+
+    asyncio.BaseEventLoop.__init__ = patched  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        asyncio.BaseEventLoop.__init__ = original  # type: ignore[method-assign]
+        logger.removeHandler(detector)
+    assert not detector.records, f"event loop blocked: {detector.records}"
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_threads() -> Iterator[None]:
+    """Fail the test if it leaves a non-daemon thread running (it would hang the process)."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 5
+    while True:
+        leaked = [
+            t for t in threading.enumerate()
+            if t not in before and t.is_alive() and not t.daemon
+            and not t.name.startswith("asyncio_")  # default executor, joined at loop close
+        ]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not leaked, f"threads leaked: {[t.name for t in leaked]}"
+
+
+@pytest.fixture(scope="session")
+def llama_model() -> Iterator[Any]:
+    """The embedded SmolLM2 GGUF, loaded once through llama.cpp for the whole run."""
+    from llama_cpp import Llama
+
+    from nekoni_edge.llm.models import default_gguf
+
+    llm = Llama(model_path=str(default_gguf()), n_threads=2, n_ctx=2048, seed=1, verbose=False)
+    yield llm
+    llm.close()
+
+
+@pytest.fixture
+async def llama_provider(llama_model: Any) -> AsyncIterator[Any]:
+    """A LlamaProvider over the shared model (its own worker thread and queue)."""
+    from nekoni_edge.llm.llama import LlamaProvider
+    from nekoni_edge.llm.models import default_gguf
+
+    provider = LlamaProvider(llama_model, default_gguf(), temperature=0.0, owns_model=False)
+    yield provider
+    await provider.aclose()
+
+
+@pytest.fixture
+async def daemon(settings: Settings, llama_provider: Any) -> AsyncIterator[Any]:
+    """A running daemon on loopback with the real model."""
+    from nekoni_edge.daemon import Daemon
+
+    box = Daemon(settings, provider=llama_provider)
+    await box.start()
+    yield box
+    await box.stop()
+
+
+@pytest.fixture
+async def approved_key(daemon: Any) -> Ed25519PrivateKey:
+    """A fresh phone key, approved on the daemon."""
+    from nekoni_edge.protocol.canonical import public_key_b64
+
+    key = Ed25519PrivateKey.generate()
+    await daemon.db.approve_device(public_key_b64(key), "test phone")
+    return key
+
+
+@pytest.fixture
+async def phone(daemon: Any, approved_key: Ed25519PrivateKey) -> AsyncIterator[Any]:
+    """A connected, authenticated reference client."""
+    from nekoni_edge.client.phone import PhoneClient
+
+    async with PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}") as client:
+        yield client
