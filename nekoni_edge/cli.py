@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 from nekoni_edge import __version__
 from nekoni_edge.config import Settings, load_settings
@@ -31,7 +32,7 @@ def _add_settings_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="where the database and key live")
 
 
-def _settings(args: argparse.Namespace, **overrides: object) -> Settings:
+def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
     config = args.config
     if config is None and DEFAULT_CONFIG.is_file():
         config = DEFAULT_CONFIG

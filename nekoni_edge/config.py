@@ -62,31 +62,30 @@ class Settings:
 
 
 def _convert(name: str, kind: Any, value: Any) -> Any:
+    """Coerce a TOML or environment value to the field's type, or refuse it by name."""
     text_kind = str(kind)
-    try:
-        if "tuple" in text_kind:
-            if isinstance(value, str):
-                return tuple(v.strip() for v in value.split(",") if v.strip())
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                return tuple(value)
-            raise TypeError("expected a list of strings")
-        if "Path" in text_kind:
-            if value in ("", None):
-                return None
-            if not isinstance(value, str):
-                raise TypeError("expected a path")
-            return Path(value)
-        if text_kind == "int":
-            if isinstance(value, bool):
-                raise TypeError("expected an integer")
-            return int(value)
-        if text_kind == "float":
-            return float(value)
+    if "tuple" in text_kind:
+        if isinstance(value, str):
+            return tuple(v.strip() for v in value.split(",") if v.strip())
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise ConfigError(name, f"expected a list of strings, got {value!r}")
+    if "Path" in text_kind:
+        if value in ("", None):
+            return None
         if not isinstance(value, str):
-            raise TypeError("expected a string")
-        return value
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(name, f"bad value {value!r}: {exc}") from exc
+            raise ConfigError(name, f"expected a path, got {value!r}")
+        return Path(value)
+    if text_kind in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise ConfigError(name, f"expected a number, got {value!r}")
+        try:
+            return int(value) if text_kind == "int" else float(value)
+        except ValueError:
+            raise ConfigError(name, f"expected a number, got {value!r}") from None
+    if not isinstance(value, str):
+        raise ConfigError(name, f"expected a string, got {value!r}")
+    return value
 
 
 def load_settings(

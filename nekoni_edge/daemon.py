@@ -75,7 +75,7 @@ class Daemon:
                 except ModelUnavailable as exc:
                     # The box still starts: it can pair and sync, and says why it cannot answer.
                     model_error = str(exc)
-                    _LOGGER.error("model unavailable: %s", exc)
+                    _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
             self.chat = ChatService(
                 self.db, provider,
                 system_prompt=s.system_prompt, context_messages=s.context_messages,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from nekoni_edge.errors import ModelUnavailable
@@ -60,7 +60,7 @@ class ChatService:
 
     async def reply(
         self, session_id: str, content: str, device_key: str | None = None
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """Log the user's message, then yield the reply's pieces and log the reply.
 
         If the consumer stops early (cancel, vanished peer), what was generated so far is

@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import aiohttp
@@ -104,10 +104,10 @@ class PhoneClient:
         self.info = info
         return info
 
-    async def connect(self, timeout: float = CONNECT_TIMEOUT_S, *, handshake: bool = True) -> None:
+    async def connect(self, *, handshake: bool = True) -> None:
         """Join, offer, verify the answer, open the channel and (unless told not to, as
         adversarial tests do) pass the handshake."""
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(CONNECT_TIMEOUT_S):
             await self._connect(handshake)
 
     async def _signal_recv(self) -> dict[str, Any]:
@@ -124,7 +124,8 @@ class PhoneClient:
         from aiortc import RTCPeerConnection, RTCSessionDescription  # noqa: PLC0415
 
         info = await self.fetch_info()
-        assert self._http is not None and self.agent_pub_key is not None  # noqa: S101
+        assert self._http is not None  # noqa: S101
+        assert self.agent_pub_key is not None  # noqa: S101
         signal_url = self.base_url.replace("http", "ws", 1) + "/signal"
         self._ws = await self._http.ws_connect(signal_url)
         join = {"type": "join", "roomId": info["roomId"], "clientId": self.client_id,
@@ -180,9 +181,9 @@ class PhoneClient:
         """Send raw text or bytes (tests use this to send garbage)."""
         self._channel.send(data)
 
-    async def recv(self, timeout: float = REPLY_TIMEOUT_S) -> dict[str, Any]:
+    async def recv(self, wait: float = REPLY_TIMEOUT_S) -> dict[str, Any]:
         """The next message from the box; raises ConnectionError once the channel closed."""
-        msg = await asyncio.wait_for(self._incoming.get(), timeout)
+        msg = await asyncio.wait_for(self._incoming.get(), wait)
         if msg is None:
             self._incoming.put_nowait(None)
             raise ConnectionError("the box closed the channel")
@@ -190,7 +191,7 @@ class PhoneClient:
             raise AuthFailed(str(msg.get("reason")))
         return msg
 
-    async def ask(self, content: str, session_id: str = "default") -> AsyncIterator[str]:
+    async def ask(self, content: str, session_id: str = "default") -> AsyncGenerator[str, None]:
         """Send a chat message and yield the streamed reply's pieces."""
         self.send({"type": "message", "content": content, "sessionId": session_id})
         while True:

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -113,7 +113,7 @@ class LlamaProvider:
 
     async def stream_chat(
         self, messages: Sequence[ChatTurn], *, max_tokens: int
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """Yield reply pieces; closing the iterator stops llama.cpp at the next token."""
         self._waiting += 1
         try:

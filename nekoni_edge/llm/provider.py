@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,7 +22,7 @@ class ModelProvider(Protocol):
 
     def stream_chat(
         self, messages: Sequence[ChatTurn], *, max_tokens: int
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         """Yield the reply's text pieces; closing the iterator cancels the generation."""
         ...
 

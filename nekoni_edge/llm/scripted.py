@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 
 from nekoni_edge.llm.provider import ChatTurn
 
@@ -21,7 +21,7 @@ class ScriptedProvider:
 
     async def stream_chat(
         self, messages: Sequence[ChatTurn], *, max_tokens: int
-    ) -> AsyncIterator[str]:
+    ) -> AsyncGenerator[str, None]:
         async with self._lock:
             self.prompts.append(list(messages))
             if not self._replies:

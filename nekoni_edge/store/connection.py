@@ -37,7 +37,8 @@ def driver_module() -> ModuleType:
             "installed: install it (pip install sqlean-py) or use a Python whose sqlite3 "
             "supports enable_load_extension (Debian's /usr/bin/python3 does)"
         ) from exc
-    return sqlean
+    module: ModuleType = sqlean
+    return module
 
 
 def prepare(conn: Any) -> None:

@@ -197,8 +197,8 @@ class Database:
         """Messages of a session newer than ``after_ts``, oldest first."""
         role_clause = "" if all_roles else " AND role = 'assistant'"
         rows = await self._fetchall(
-            "SELECT id, session_id, role, content, timestamp FROM messages "
-            f"WHERE session_id = ? AND timestamp > ?{role_clause} "  # noqa: S608 - constant
+            "SELECT id, session_id, role, content, timestamp FROM messages "  # noqa: S608
+            f"WHERE session_id = ? AND timestamp > ?{role_clause} "  # role_clause is a constant
             "ORDER BY timestamp LIMIT ?",
             (session_id, after_ts, limit),
         )

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aiortc import RTCConfiguration
 
 _LOGGER = logging.getLogger(__name__)
+_ORIGINAL = "_nekoni_original_get_host_addresses"
 
 
 def pin_host_addresses(addresses: Sequence[str]) -> None:
@@ -16,9 +21,9 @@ def pin_host_addresses(addresses: Sequence[str]) -> None:
     """
     import aioice.ice  # noqa: PLC0415 - heavy; only the transport imports it
 
-    if not hasattr(aioice.ice, "_nekoni_original_get_host_addresses"):
-        aioice.ice._nekoni_original_get_host_addresses = aioice.ice.get_host_addresses  # noqa: SLF001
-    original = aioice.ice._nekoni_original_get_host_addresses  # noqa: SLF001
+    if not hasattr(aioice.ice, _ORIGINAL):
+        setattr(aioice.ice, _ORIGINAL, aioice.ice.get_host_addresses)
+    original = getattr(aioice.ice, _ORIGINAL)
     if not addresses:
         aioice.ice.get_host_addresses = original
         return
@@ -31,7 +36,7 @@ def pin_host_addresses(addresses: Sequence[str]) -> None:
     _LOGGER.info("ICE host addresses pinned to %s", ", ".join(pinned))
 
 
-def rtc_configuration() -> object:
+def rtc_configuration() -> RTCConfiguration:
     """No STUN, no TURN: the box and its phones share a LAN."""
     from aiortc import RTCConfiguration  # noqa: PLC0415
 

@@ -115,14 +115,12 @@ class PeerManager:
         )
         peer.sessions.append(session)
 
-        @channel.on("message")
-        def on_message(data: str | bytes) -> None:
-            session.on_message(data)
-
-        @channel.on("close")
         def on_close() -> None:
             session.shutdown()
             asyncio.get_running_loop().create_task(self.close_client(peer.client_id, peer))
+
+        channel.on("message", session.on_message)
+        channel.on("close", on_close)
 
         if channel.readyState == "open":
             session.on_open()

@@ -81,10 +81,10 @@ class ChannelSession:
         if self.closed:
             return
         if not self.ready:
-            if self._handshake.state is AgentState.FAILED:
+            if self._handshake_failed():
                 return
             replies = self._handshake.receive_text(data)
-            if self._handshake.state is AgentState.FAILED:
+            if self._handshake_failed():
                 self._fail(replies)
                 return
             for reply in replies:
@@ -99,6 +99,9 @@ class ChannelSession:
             self.send(m.error_reply(exc.code, exc.message))
             return
         self._dispatch(message)
+
+    def _handshake_failed(self) -> bool:
+        return self._handshake.state is AgentState.FAILED
 
     def _on_ready(self) -> None:
         if self._timer is not None:
@@ -125,10 +128,10 @@ class ChannelSession:
             task = self._spawn(self._run_chat(message))
             self._generations[message.session_id] = task
         elif isinstance(message, m.Cancel):
-            task = self._generations.get(message.session_id)
-            if task is not None:
+            running = self._generations.get(message.session_id)
+            if running is not None:
                 _LOGGER.info("%s: cancel for session %s", self.label, message.session_id[:32])
-                task.cancel()
+                running.cancel()
         elif isinstance(message, m.Sync):
             self._spawn(self._run_sync(message))
         elif isinstance(message, m.Unsupported):

@@ -109,7 +109,9 @@ class SignalingEndpoint:
         if to != self.agent_id:
             raise SignalingError("PEER_NOT_FOUND", f"no peer {to[:64]!r} in this room")
 
-    async def _on_offer(self, ws: web.WebSocketResponse, offer: sig.Offer, joined: sig.Join) -> None:
+    async def _on_offer(
+        self, ws: web.WebSocketResponse, offer: sig.Offer, joined: sig.Join
+    ) -> None:
         self._check_to(offer.to)
         if not await self._db.is_approved(joined.pub_key):
             raise NotApproved(joined.pub_key)

@@ -103,7 +103,8 @@ def test_replayed_response_refused(vectors: dict[str, Any], agent_key: Ed25519Pr
         ([{"type": "hello", "nonce": "x"}], "Missing pubKey or nonce"),
         ([{"type": "hello", "pubKey": "x"}], "Missing pubKey or nonce"),
         ([{"type": "response", "sig": "x"}], "Unexpected response"),
-        ([{"type": "message", "content": "hi"}], "Unexpected message type during handshake: message"),
+        ([{"type": "message", "content": "hi"}],
+         "Unexpected message type during handshake: message"),
         ([{"type": "rag_list"}], "Unexpected message type during handshake: rag_list"),
         ([{"content": "hi"}], "Unexpected message type during handshake: NoneType"),
     ],
@@ -156,7 +157,8 @@ def test_client_refuses_forged_challenge(vectors: dict[str, Any],
     impostor = Ed25519PrivateKey.generate()
     phone = ClientHandshake(phone_key, vectors["agent_pubKey"], nonce=nonce())
     hello = phone.hello()
-    forged = {"type": "challenge", "nonce": nonce(), "sig": sign(impostor, {"nonce": hello["nonce"]})}
+    forged_sig = sign(impostor, {"nonce": hello["nonce"]})
+    forged = {"type": "challenge", "nonce": nonce(), "sig": forged_sig}
     with pytest.raises(AuthFailed, match="Invalid challenge signature"):
         phone.receive(forged)
     assert phone.state is ClientState.FAILED

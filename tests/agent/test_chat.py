@@ -1,0 +1,85 @@
+"""Chat turns with a scripted model: the log, the rolling context, partial answers."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+from pathlib import Path
+
+import pytest
+
+from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.errors import ModelUnavailable
+from nekoni_edge.llm.scripted import ScriptedProvider
+from nekoni_edge.store.database import Database
+
+
+async def turn(chat: ChatService, session: str, text: str) -> str:
+    async with aclosing(chat.reply(session, text)) as stream:
+        return "".join([p async for p in stream])
+
+
+async def test_log_and_rolling_context(tmp_path: Path) -> None:
+    provider = ScriptedProvider([[f"answer {i}"] for i in range(15)])
+    async with await Database.open(tmp_path / "db") as db:
+        chat = ChatService(db, provider, system_prompt="SYS", context_messages=20,
+                           n_ctx=4096, max_tokens=64)
+        for i in range(15):
+            assert await turn(chat, "s", f"question {i}") == f"answer {i}"
+        last = provider.prompts[-1]
+        assert last[0].role == "system"
+        assert last[0].content == "SYS"  # pinned
+        assert len(last) == 21  # system + the last 20 messages
+        assert last[-1].content == "question 14"
+        assert last[1].content == "answer 4"  # 29 logged before the call; the last 20
+        logged = await db.messages_after("s", 0, all_roles=True)
+        assert len(logged) == 30
+
+
+async def test_context_trimmed_to_token_budget(tmp_path: Path) -> None:
+    provider = ScriptedProvider([["ok"]] * 3)
+    async with await Database.open(tmp_path / "db") as db:
+        chat = ChatService(db, provider, system_prompt="SYS", context_messages=20,
+                           n_ctx=150, max_tokens=50)
+        for _ in range(3):
+            await turn(chat, "s", "word " * 30)
+        # 150 - 50 - 1 leaves room for two 38-token turns, never less than the question
+        assert len(provider.prompts[-1]) < 6
+        assert provider.prompts[-1][-1].content.startswith("word")
+
+
+async def test_partial_answer_logged_on_cancel(tmp_path: Path) -> None:
+    provider = ScriptedProvider([["a", "b", "c", "d", "e"]], delay=0.05)
+    async with await Database.open(tmp_path / "db") as db:
+        chat = ChatService(db, provider, system_prompt="SYS", context_messages=20,
+                           n_ctx=4096, max_tokens=64)
+
+        async def consume() -> None:
+            await turn(chat, "s", "go")
+
+        task = asyncio.create_task(consume())
+        await asyncio.sleep(0.12)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        logged = await db.messages_after("s", 0, all_roles=True)
+        assert [m.role for m in logged] == ["user", "assistant"]
+        assert 0 < len(logged[1].content) < 5
+
+
+async def test_no_model(tmp_path: Path) -> None:
+    async with await Database.open(tmp_path / "db") as db:
+        chat = ChatService(db, None, system_prompt="SYS", context_messages=20, n_ctx=4096,
+                           max_tokens=64, model_error="model file /x.gguf does not exist")
+        with pytest.raises(ModelUnavailable, match="does not exist"):
+            await turn(chat, "s", "hi")
+        assert await db.messages_after("s", 0, all_roles=True) == []
+
+
+async def test_scripted_provider_names_the_missing_step() -> None:
+    provider = ScriptedProvider([])
+    from nekoni_edge.llm.provider import ChatTurn
+
+    with pytest.raises(AssertionError, match="ran out of replies at prompt 1"):
+        async for _ in provider.stream_chat([ChatTurn("user", "hi")], max_tokens=5):
+            pass

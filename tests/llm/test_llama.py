@@ -1,0 +1,110 @@
+"""The llama.cpp provider with the real embedded GGUF: streaming, FIFO, cancellation, errors."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nekoni_edge.errors import ModelUnavailable
+from nekoni_edge.llm.llama import LlamaProvider, check_model_file
+from nekoni_edge.llm.models import default_gguf
+from nekoni_edge.llm.provider import ChatTurn
+
+pytestmark = pytest.mark.slow
+
+PROMPT = [ChatTurn("system", "You are helpful."), ChatTurn("user", "Name three colours.")]
+
+
+async def collect(provider: Any, max_tokens: int = 24) -> str:
+    async with aclosing(provider.stream_chat(PROMPT, max_tokens=max_tokens)) as stream:
+        return "".join([piece async for piece in stream])
+
+
+async def test_streams_real_tokens(llama_provider: LlamaProvider) -> None:
+    pieces = []
+    async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=24)) as stream:
+        async for piece in stream:
+            pieces.append(piece)
+    assert len(pieces) > 3
+    assert "".join(pieces).strip()
+    assert await llama_provider.count_tokens("hello world") >= 2
+
+
+async def test_one_generation_at_a_time_in_fifo_order(llama_provider: LlamaProvider) -> None:
+    events: list[tuple[str, int]] = []
+
+    async def run(i: int) -> None:
+        async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=8)) as stream:
+            first = True
+            async for _ in stream:
+                if first:
+                    events.append(("start", i))
+                    first = False
+        events.append(("end", i))
+
+    tasks = []
+    for i in range(3):
+        tasks.append(asyncio.create_task(run(i)))
+        await asyncio.sleep(0)  # queue them in a known order
+    await asyncio.sleep(0.01)
+    assert llama_provider.queue_depth == 2
+    await asyncio.gather(*tasks)
+    assert events == [("start", 0), ("end", 0), ("start", 1), ("end", 1), ("start", 2), ("end", 2)]
+
+
+async def test_cancel_frees_the_model(llama_provider: LlamaProvider) -> None:
+    async def endless() -> None:
+        async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=2000)) as stream:
+            async for _ in stream:
+                pass
+
+    task = asyncio.create_task(endless())
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # the next request gets the model at once
+    assert (await asyncio.wait_for(collect(llama_provider, 8), 10)).strip()
+
+
+async def test_closing_the_stream_early_frees_the_model(llama_provider: LlamaProvider) -> None:
+    async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=2000)) as stream:
+        async for _ in stream:
+            break
+    assert (await asyncio.wait_for(collect(llama_provider, 8), 10)).strip()
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelUnavailable, match="does not exist"):
+        check_model_file(tmp_path / "nope.gguf")
+
+
+def test_not_gguf(tmp_path: Path) -> None:
+    path = tmp_path / "fake.gguf"
+    path.write_bytes(b"PK\x03\x04 definitely a zip")
+    with pytest.raises(ModelUnavailable, match="not a GGUF"):
+        check_model_file(path)
+
+
+def test_does_not_fit_in_memory() -> None:
+    with pytest.raises(ModelUnavailable, match="does not fit"):
+        check_model_file(default_gguf(), available=50 * 2**20)
+
+
+async def test_truncated_model_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "truncated.gguf"
+    path.write_bytes(default_gguf().read_bytes()[: 2 * 2**20])
+    with pytest.raises(ModelUnavailable, match="could not load"):
+        await LlamaProvider.load(path, n_threads=1, n_ctx=256)
+
+
+async def test_load_and_close(tmp_path: Path) -> None:
+    provider = await LlamaProvider.load(default_gguf(), n_threads=2, n_ctx=512, temperature=0)
+    try:
+        assert (await collect(provider, 4)).strip()
+    finally:
+        await provider.aclose()

@@ -1,0 +1,132 @@
+"""The SQLite file: WAL, migrations, sqlite-vec on both drivers, durable acknowledged writes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nekoni_edge.errors import StoreError
+from nekoni_edge.store import connection
+from nekoni_edge.store.database import Database
+from nekoni_edge.store.migrations import latest_version
+
+
+async def test_open_migrates_and_loads_vec(tmp_path: Path) -> None:
+    async with await Database.open(tmp_path / "db.sqlite") as db:
+        assert db.schema_version == latest_version()
+        assert (await db.execute_sql("PRAGMA journal_mode"))[0][0] == "wal"
+        assert (await db.execute_sql("PRAGMA synchronous"))[0][0] == 2  # FULL
+        assert (await db.vec_version()).startswith("v")
+        # a vec0 table really works in this file
+        await db.execute_sql("CREATE VIRTUAL TABLE v USING vec0(e float[2])")
+    async with await Database.open(tmp_path / "db.sqlite") as db:
+        assert db.schema_version == latest_version()
+
+
+async def test_sqlean_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(connection, "stdlib_can_load_extensions", lambda: False)
+    assert connection.driver_module().__name__ == "sqlean"
+    async with await Database.open(tmp_path / "db.sqlite") as db:
+        assert (await db.vec_version()).startswith("v")
+
+
+@pytest.mark.skipif(not connection.stdlib_can_load_extensions(),
+                    reason="this interpreter's sqlite3 cannot load extensions (sqlean is used)")
+async def test_stdlib_driver(tmp_path: Path) -> None:
+    import sqlite3
+
+    assert connection.driver_module() is sqlite3
+    async with await Database.open(tmp_path / "db.sqlite") as db:
+        assert (await db.vec_version()).startswith("v")
+
+
+def test_clear_error_when_no_driver_can_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(connection, "stdlib_can_load_extensions", lambda: False)
+    monkeypatch.setitem(sys.modules, "sqlean", None)
+    with pytest.raises(StoreError, match="cannot load extensions.*sqlean-py"):
+        connection.driver_module()
+
+
+async def test_newer_schema_refused(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite"
+    async with await Database.open(path):
+        pass
+    conn = connection.connect(path)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    with pytest.raises(StoreError, match="newer than this nekoni-edge"):
+        await Database.open(path)
+
+
+async def test_unopenable_path(tmp_path: Path) -> None:
+    (tmp_path / "dir.sqlite").mkdir()
+    with pytest.raises(StoreError, match="cannot"):
+        await Database.open(tmp_path / "dir.sqlite")
+
+
+async def test_devices(tmp_path: Path) -> None:
+    async with await Database.open(tmp_path / "db.sqlite") as db:
+        assert await db.approve_device("k1", "Ada")
+        assert not await db.approve_device("k1", "Ada again")
+        assert await db.is_approved("k1")
+        await db.touch_device("k1")
+        [device] = await db.list_devices()
+        assert device.name == "Ada"
+        assert device.last_seen is not None
+        assert await db.remove_device("k1")
+        assert not await db.remove_device("k1")
+        assert not await db.is_approved("k1")
+
+
+async def test_messages_ordered_and_filtered(tmp_path: Path) -> None:
+    async with await Database.open(tmp_path / "db.sqlite") as db:
+        stored = [await db.append_message("s", role, f"m{i}")
+                  for i, role in enumerate(["user", "assistant"] * 15)]
+        await db.append_message("other", "user", "elsewhere")
+        stamps = [m.timestamp for m in stored]
+        assert stamps == sorted(set(stamps))  # strictly increasing, so sync ids are unique
+        after = await db.messages_after("s", stamps[9])
+        assert [m.content for m in after] == [f"m{i}" for i in range(11, 30, 2)]
+        every = await db.messages_after("s", stamps[9], all_roles=True)
+        assert len(every) == 20
+        recent = await db.recent_messages("s", 20)
+        assert [m.content for m in recent] == [f"m{i}" for i in range(10, 30)]
+
+
+def test_acknowledged_write_survives_kill_9(tmp_path: Path) -> None:
+    """A message acknowledged by append_message is in the file after SIGKILL."""
+    path = tmp_path / "db.sqlite"
+    script = textwrap.dedent(f"""
+        import asyncio, sys, time
+        from pathlib import Path
+        from nekoni_edge.store.database import Database
+        async def main():
+            db = await Database.open(Path({str(path)!r}))
+            for i in range(50):
+                await db.append_message("s", "user", f"m{{i}}")
+                print(f"ack {{i}}", flush=True)
+            time.sleep(60)
+        asyncio.run(main())
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    acked = -1
+    for line in proc.stdout:
+        acked = int(line.split()[1])
+        if acked == 49:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    conn = connection.connect(path)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        rows = conn.execute("SELECT content FROM messages ORDER BY id").fetchall()
+    finally:
+        conn.close()
+    assert [r[0] for r in rows] == [f"m{i}" for i in range(acked + 1)]

@@ -1,0 +1,39 @@
+"""Settings: defaults < TOML < NEKONI_* env; unknown keys and bad values named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nekoni_edge.config import load_settings
+from nekoni_edge.errors import ConfigError
+
+
+def test_layers(tmp_path: Path) -> None:
+    toml = tmp_path / "c.toml"
+    toml.write_text('port = 9000\nagent_name = "kitchen"\nice_addresses = ["10.0.0.2"]\n')
+    s = load_settings(toml, env={"NEKONI_PORT": "9100"})
+    assert s.port == 9100
+    assert s.agent_name == "kitchen"
+    assert s.ice_addresses == ("10.0.0.2",)
+    assert load_settings(env={"NEKONI_ICE_ADDRESSES": "a, b"}).ice_addresses == ("a", "b")
+    assert load_settings(env={"NEKONI_MODEL_PATH": "/m.gguf"}).model_path == Path("/m.gguf")
+
+
+def test_unknown_and_bad_values(tmp_path: Path) -> None:
+    toml = tmp_path / "c.toml"
+    toml.write_text("colour = 'blue'\n")
+    with pytest.raises(ConfigError, match="colour"):
+        load_settings(toml, env={})
+    with pytest.raises(ConfigError, match="NEKONI_PROT"):
+        load_settings(env={"NEKONI_PROT": "1"})
+    with pytest.raises(ConfigError, match="port"):
+        load_settings(env={"NEKONI_PORT": "eighty"})
+    with pytest.raises(ConfigError, match="port"):
+        load_settings(env={"NEKONI_PORT": "70000"})
+    with pytest.raises(ConfigError, match="temperature"):
+        load_settings(env={"NEKONI_TEMPERATURE": "9"})
+    toml.write_text("port = true\n")
+    with pytest.raises(ConfigError, match="port"):
+        load_settings(toml, env={})
