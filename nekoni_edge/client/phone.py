@@ -181,11 +181,17 @@ class PhoneClient:
         """Send raw text or bytes (tests use this to send garbage)."""
         self._channel.send(data)
 
-    async def recv(self, wait: float = REPLY_TIMEOUT_S) -> dict[str, Any]:
-        """The next message from the box; raises ConnectionError once the channel closed."""
+    async def recv_raw(self, wait: float = REPLY_TIMEOUT_S) -> dict[str, Any] | None:
+        """The next message from the box as it came, or None once the channel closed."""
         msg = await asyncio.wait_for(self._incoming.get(), wait)
         if msg is None:
             self._incoming.put_nowait(None)
+        return msg
+
+    async def recv(self, wait: float = REPLY_TIMEOUT_S) -> dict[str, Any]:
+        """The next message from the box; raises ConnectionError once the channel closed."""
+        msg = await self.recv_raw(wait)
+        if msg is None:
             raise ConnectionError("the box closed the channel")
         if msg.get("type") == "auth_failed":
             raise AuthFailed(str(msg.get("reason")))

@@ -74,6 +74,8 @@ class LlamaProvider:
         self._temperature = temperature
         self._lock = asyncio.Lock()  # asyncio.Lock wakes waiters in FIFO order
         self._waiting = 0
+        self.generations = 0  # finished or stopped, for diagnostics and tests
+        self.cancelled = 0  # of which stopped before llama.cpp finished
 
     @classmethod
     async def load(
@@ -149,16 +151,22 @@ class LlamaProvider:
                     put("end", None)
 
             done = loop.run_in_executor(self._executor, generate)
+            finished = False
             try:
                 while True:
                     kind, value = await queue.get()
                     if kind == "end":
+                        finished = True
                         break
                     if kind == "error":
                         raise ModelUnavailable(f"generation failed: {value}") from value
                     yield value
             finally:
                 cancel.set()
+                self.generations += 1
+                if not finished:
+                    self.cancelled += 1
+                    _LOGGER.info("generation stopped early (cancelled or consumer gone)")
                 # Hold the model until llama.cpp has really stopped, even if we are cancelled.
                 await _wait_uncancellable(done)
         finally:
