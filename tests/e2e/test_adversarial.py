@@ -1,0 +1,200 @@
+"""Hostile phones over real WebRTC: each gets auth_failed (or a signaling error), nothing else."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any
+
+import aiohttp
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.client.phone import PhoneClient, new_nonce
+from nekoni_edge.daemon import Daemon
+from nekoni_edge.errors import SignalingError
+from nekoni_edge.protocol import signaling as sig
+from nekoni_edge.protocol.canonical import b64url_encode, public_key_b64, sign
+from nekoni_edge.store.database import now_ms
+from tests.e2e.helpers import drain
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+async def raw(daemon: Daemon, approved_key: Ed25519PrivateKey) -> Any:
+    """An approved phone whose DataChannel is open but which has sent nothing on it."""
+    client = PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}")
+    await client.connect(handshake=False)
+    yield client
+    await client.close()
+
+
+def hello(key: Ed25519PrivateKey, nonce: str | None = None) -> dict[str, Any]:
+    return {"type": "hello", "pubKey": public_key_b64(key), "nonce": nonce or new_nonce()}
+
+
+async def refused_with(client: PhoneClient, reason: str) -> None:
+    assert await drain(client) == [{"type": "auth_failed", "reason": reason}]
+
+
+async def test_bad_response_signature(raw: PhoneClient, approved_key: Ed25519PrivateKey) -> None:
+    raw.send(hello(approved_key))
+    challenge = await raw.recv()
+    assert challenge["type"] == "challenge"
+    raw.send({"type": "response", "sig": b64url_encode(secrets.token_bytes(64))})
+    await refused_with(raw, "Invalid response signature")
+
+
+async def test_response_signed_by_another_key(raw: PhoneClient,
+                                              approved_key: Ed25519PrivateKey) -> None:
+    raw.send(hello(approved_key))
+    challenge = await raw.recv()
+    thief = Ed25519PrivateKey.generate()
+    raw.send({"type": "response", "sig": sign(thief, {"nonce": challenge["nonce"]})})
+    await refused_with(raw, "Invalid response signature")
+
+
+async def test_reflection_refused(raw: PhoneClient, approved_key: Ed25519PrivateKey) -> None:
+    my_nonce = new_nonce()
+    raw.send(hello(approved_key, my_nonce))
+    await raw.recv()
+    # signs its own nonce instead of the agent's
+    raw.send({"type": "response", "sig": sign(approved_key, {"nonce": my_nonce})})
+    await refused_with(raw, "Invalid response signature")
+
+
+async def test_message_before_ready(raw: PhoneClient) -> None:
+    raw.send({"type": "message", "content": "let me in", "sessionId": "x"})
+    await refused_with(raw, "Unexpected message type during handshake: message")
+
+
+async def test_typeless_chat_before_ready(raw: PhoneClient) -> None:
+    raw.send({"content": "let me in", "sessionId": "x"})
+    await refused_with(raw, "Unexpected message type during handshake: NoneType")
+
+
+async def test_invalid_json_before_ready(raw: PhoneClient) -> None:
+    raw.send_raw("{{{")
+    await refused_with(raw, "Invalid JSON")
+
+
+async def test_response_before_hello(raw: PhoneClient) -> None:
+    raw.send({"type": "response", "sig": "x"})
+    await refused_with(raw, "Unexpected response")
+
+
+async def test_hello_key_differs_from_offer_key(raw: PhoneClient, daemon: Daemon) -> None:
+    other = Ed25519PrivateKey.generate()
+    assert daemon.db is not None
+    await daemon.db.approve_device(public_key_b64(other))  # approved, but not who offered
+    raw.send(hello(other))
+    await refused_with(raw, "Key does not match offer")
+
+
+async def test_second_hello(raw: PhoneClient, approved_key: Ed25519PrivateKey) -> None:
+    raw.send(hello(approved_key))
+    await raw.recv()
+    raw.send(hello(approved_key))
+    await refused_with(raw, "Unexpected second hello")
+
+
+async def test_replayed_response_from_earlier_session(daemon: Daemon,
+                                                      approved_key: Ed25519PrivateKey) -> None:
+    url = f"http://127.0.0.1:{daemon.port}"
+    nonce = new_nonce()
+    first = PhoneClient(approved_key, url)
+    await first.connect(handshake=False)
+    try:
+        first.send(hello(approved_key, nonce))
+        challenge = await first.recv()
+        response = {"type": "response", "sig": sign(approved_key, {"nonce": challenge["nonce"]})}
+        first.send(response)
+        assert await first.recv() == {"type": "ready"}
+    finally:
+        await first.close()
+    # a recorded response is worthless in a new session: the agent's nonce is fresh
+    second = PhoneClient(approved_key, url)
+    await second.connect(handshake=False)
+    try:
+        second.send(hello(approved_key, nonce))
+        assert (await second.recv())["nonce"] != challenge["nonce"]
+        second.send(response)
+        await refused_with(second, "Invalid response signature")
+    finally:
+        await second.close()
+
+
+async def test_offer_from_unapproved_key(daemon: Daemon) -> None:
+    stranger = PhoneClient(Ed25519PrivateKey.generate(), f"http://127.0.0.1:{daemon.port}")
+    try:
+        with pytest.raises(SignalingError) as info:
+            await stranger.connect()
+    finally:
+        await stranger.close()
+    assert info.value.code == "NOT_APPROVED"
+    assert daemon.peers is not None
+    assert daemon.peers.peers == {}  # no peer connection was made for it
+
+
+async def signal_exchange(daemon: Daemon, *messages: dict[str, Any]) -> list[dict[str, Any]]:
+    """Send signaling messages on a raw WebSocket; return one reply per message."""
+    replies = []
+    async with aiohttp.ClientSession() as http, \
+            http.ws_connect(f"ws://127.0.0.1:{daemon.port}/signal") as ws:
+        for message in messages:
+            await ws.send_str(json.dumps(message))
+            replies.append(json.loads((await ws.receive()).data))
+    return replies
+
+
+def join(key: Ed25519PrivateKey, daemon: Daemon, ts: int | None = None) -> dict[str, Any]:
+    return sig.signed_by_client(key, {"type": "join", "roomId": daemon.room_id,
+                                      "clientId": "mobile-test", "ts": ts or now_ms()})
+
+
+async def test_stale_timestamp(daemon: Daemon, approved_key: Ed25519PrivateKey) -> None:
+    stale = join(approved_key, daemon, now_ms() - 6 * 60 * 1000)
+    [reply] = await signal_exchange(daemon, stale)
+    assert reply["type"] == "error"
+    assert reply["code"] == "STALE_TIMESTAMP"
+
+
+async def test_stale_offer(daemon: Daemon, approved_key: Ed25519PrivateKey) -> None:
+    offer = sig.signed_by_client(approved_key, {
+        "type": "offer", "sdp": "v=0\r\n", "from": "mobile-test", "to": daemon.agent_id,
+        "ts": now_ms() - 6 * 60 * 1000})
+    joined, reply = await signal_exchange(daemon, join(approved_key, daemon), offer)
+    assert joined["type"] == "peer_joined"
+    assert joined["pubKey"] == daemon.pub_key
+    assert reply["code"] == "STALE_TIMESTAMP"
+
+
+async def test_signaling_errors(daemon: Daemon, approved_key: Ed25519PrivateKey) -> None:
+    offer = {"type": "offer", "sdp": "v=0\r\n", "from": "mobile-test", "ts": now_ms()}
+    replies = await signal_exchange(
+        daemon,
+        sig.signed_by_client(approved_key, {**offer, "to": daemon.agent_id}),  # before join
+        {"type": "teleport"},
+        join(approved_key, daemon),
+        sig.signed_by_client(approved_key, {**offer, "to": "agent-nobody"}),
+        {**sig.signed_by_client(approved_key, {**offer, "to": daemon.agent_id}), "sdp": "x"},
+        sig.signed_by_client(Ed25519PrivateKey.generate(), {**offer, "to": daemon.agent_id}),
+        {**join(approved_key, daemon), "roomId": "room-elsewhere"},
+    )
+    codes = [r.get("code", r["type"]) for r in replies]
+    assert codes == ["NOT_JOINED", "UNKNOWN_TYPE", "peer_joined", "PEER_NOT_FOUND",
+                     "INVALID_SIGNATURE", "INVALID_SIGNATURE", "INVALID_SIGNATURE"]
+
+
+async def test_client_refuses_answer_not_signed_by_pinned_key(
+    daemon: Daemon, approved_key: Ed25519PrivateKey
+) -> None:
+    # A client that pinned another box's key refuses this one before using any SDP.
+    client = PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}",
+                         agent_pub_key=public_key_b64(Ed25519PrivateKey.generate()))
+    try:
+        with pytest.raises(Exception, match="key changed"):
+            await client.connect()
+    finally:
+        await client.close()

@@ -1,0 +1,98 @@
+"""The command line: fast --help with no heavy imports, devices by hand, serve and demo."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from nekoni_edge.cli import build_parser
+
+HEAVY = ("llama_cpp", "aiortc", "aioice", "av", "aiosqlite", "numpy")
+
+
+def run(*args: str, timeout: float = 120, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(  # type: ignore[call-overload, no-any-return]
+        [sys.executable, "-m", "nekoni_edge", *args],
+        capture_output=True, text=True, timeout=timeout, check=False, **kw,
+    )
+
+
+def test_help_lists_commands() -> None:
+    text = build_parser().format_help()
+    for command in ("serve", "demo", "chat", "devices", "client-key"):
+        assert command in text
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    code = ("import sys; sys.argv=['nekoni-edge','--help']\n"
+            "from nekoni_edge import cli\n"
+            "try:\n    cli.cli_entry_point()\nexcept SystemExit:\n    pass\n"
+            f"print([m for m in {HEAVY!r} if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60)
+    assert out.stdout.strip().endswith("[]"), out.stdout
+
+
+def test_devices_by_hand(tmp_path: Path) -> None:
+    key = "QXlBPXoTe7ywIt4SYVgrsus-ZIcW149W7XsUxDhtzOA"
+    data = ["--data-dir", str(tmp_path)]
+    assert run("devices", *data, "add", key, "--name", "Ada").stdout.strip() == "approved"
+    assert run("devices", *data, "add", key).stdout.strip() == "already approved"
+    listed = run("devices", *data, "list").stdout
+    assert key in listed
+    assert "Ada" in listed
+    assert run("devices", *data, "remove", key).returncode == 0
+    assert run("devices", *data, "remove", key).returncode == 1
+    bad = run("devices", *data, "add", "nope")
+    assert bad.returncode == 2
+    assert "not a public key" in bad.stderr
+
+
+def test_bad_config_is_refused_by_name(tmp_path: Path) -> None:
+    result = run("serve", "--data-dir", str(tmp_path), env={**os.environ, "NEKONI_PROT": "1"})
+    assert result.returncode == 1
+    assert "NEKONI_PROT" in result.stderr
+
+
+@pytest.mark.slow
+def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    env = {**os.environ, "NEKONI_ICE_ADDRESSES": "127.0.0.1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nekoni_edge", "serve", "--data-dir", str(tmp_path),
+         "--host", "127.0.0.1", "--port", "0"],
+        stderr=subprocess.PIPE, text=True, env=env,
+    )
+    assert proc.stderr is not None
+    try:
+        deadline = time.monotonic() + 60
+        lines = []
+        for line in proc.stderr:
+            lines.append(line)
+            if "serving on" in line or time.monotonic() > deadline:
+                break
+        assert any("serving on" in line for line in lines), lines
+        proc.send_signal(signal.SIGTERM)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=30) == 0
+        assert "nekoni-edge stopped" in rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (tmp_path / "identity.pem").is_file()
+    assert (tmp_path / "nekoni.db").is_file()
+
+
+@pytest.mark.slow
+def test_demo_streams_an_answer() -> None:
+    result = run("demo", timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "handshake passed" in result.stderr
+    assert "box> " in result.stdout
+    answer = result.stdout.split("box> ", 1)[1].strip()
+    assert answer

@@ -1,0 +1,121 @@
+"""The DataChannel session fed directly (no WebRTC): auth gate, timeout, router."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.client.phone import new_nonce
+from nekoni_edge.llm.scripted import ScriptedProvider
+from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.protocol.handshake import AgentHandshake, ClientHandshake
+from nekoni_edge.store.database import Database
+from nekoni_edge.transport.session import ChannelSession
+
+
+class Wire:
+    """Collects what the session sends and whether it closed the channel."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.closed = False
+
+    def send(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+async def make(tmp_path: Path, replies: list[list[str]], *, hello_timeout: float = 10.0) -> Any:
+    agent_key, phone_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    db = await Database.open(tmp_path / "db")
+    chat = ChatService(db, ScriptedProvider(replies), system_prompt="S", context_messages=20,
+                       n_ctx=4096, max_tokens=32)
+    wire = Wire()
+    session = ChannelSession(
+        label="test",
+        handshake=AgentHandshake(agent_key, is_approved=lambda k: k == public_key_b64(phone_key),
+                                 nonce=new_nonce(), offer_pub_key=public_key_b64(phone_key)),
+        chat=chat, db=db, send=wire.send, close=wire.close, hello_timeout=hello_timeout,
+    )
+    session.on_open()
+    phone = ClientHandshake(phone_key, public_key_b64(agent_key), nonce=new_nonce())
+    return db, session, wire, phone
+
+
+async def authenticate(session: ChannelSession, wire: Wire, phone: ClientHandshake) -> None:
+    session.on_message(json.dumps(phone.hello()))
+    for reply in phone.receive(wire.sent.pop()):
+        session.on_message(json.dumps(reply))
+    phone.receive(wire.sent.pop())
+    assert session.ready
+
+
+async def test_handshake_timeout(tmp_path: Path) -> None:
+    db, session, wire, _ = await make(tmp_path, [], hello_timeout=0.05)
+    try:
+        await asyncio.sleep(0.2)
+        assert wire.sent == [{"type": "auth_failed", "reason": "Handshake timed out"}]
+        assert wire.closed
+        session.on_message('{"type":"hello"}')  # ignored after failure
+        assert len(wire.sent) == 1
+    finally:
+        await db.close()
+
+
+async def test_chat_streams_and_logs(tmp_path: Path) -> None:
+    db, session, wire, phone = await make(tmp_path, [["Hel", "lo"]])
+    try:
+        await authenticate(session, wire, phone)
+        session.on_message('{"type":"message","content":"hi","sessionId":"s"}')
+        for _ in range(100):
+            if wire.sent and wire.sent[-1]["type"] == "message_end":
+                break
+            await asyncio.sleep(0.01)
+        assert wire.sent == [
+            {"type": "chunk", "content": "Hel"},
+            {"type": "chunk", "content": "lo"},
+            {"type": "message_end"},
+        ]
+        logged = await db.messages_after("s", 0, all_roles=True)
+        assert [(m.role, m.content) for m in logged] == [("user", "hi"), ("assistant", "Hello")]
+    finally:
+        session.shutdown()
+        await db.close()
+
+
+async def test_empty_answer_is_a_message(tmp_path: Path) -> None:
+    db, session, wire, phone = await make(tmp_path, [[]])
+    try:
+        await authenticate(session, wire, phone)
+        session.on_message('{"content":"hi"}')
+        for _ in range(100):
+            if wire.sent:
+                break
+            await asyncio.sleep(0.01)
+        assert wire.sent == [{"type": "message", "content": ""}]
+    finally:
+        await db.close()
+
+
+async def test_model_unavailable_is_an_error_reply(tmp_path: Path) -> None:
+    db, session, wire, phone = await make(tmp_path, [])
+    session._chat = ChatService(db, None, system_prompt="S", context_messages=20, n_ctx=4096,
+                                max_tokens=32, model_error="model file /m.gguf does not exist")
+    try:
+        await authenticate(session, wire, phone)
+        session.on_message('{"content":"hi"}')
+        for _ in range(100):
+            if wire.sent:
+                break
+            await asyncio.sleep(0.01)
+        assert wire.sent[0]["code"] == "MODEL_UNAVAILABLE"
+        assert "does not exist" in wire.sent[0]["message"]
+    finally:
+        await db.close()
