@@ -62,26 +62,24 @@ class Database:
     @classmethod
     async def open(cls, path: Path) -> Database:
         """Open (creating and migrating as needed) the database at ``path``."""
-        versions: list[int] = []
 
-        def connect_and_migrate() -> Any:
-            # Runs in aiosqlite's worker thread, so migrations never block the loop.
+        def migrate_once() -> int:
+            # A plain connection in a worker thread: the schema is checked and migrated (and any
+            # failure reported) before aiosqlite's own thread exists.
             raw = connect(path)
             try:
-                versions.append(migrate(raw))
-            except BaseException:
+                return migrate(raw)
+            finally:
                 raw.close()
-                raise
-            return raw
 
-        conn = aiosqlite.Connection(connect_and_migrate, ITER_CHUNK_SIZE)
         try:
-            await conn
+            version = await asyncio.get_running_loop().run_in_executor(None, migrate_once)
         except StoreError:
             raise
         except Exception as exc:
             raise StoreError(f"cannot open database {path}: {exc}") from exc
-        version = versions[0]
+        conn = aiosqlite.Connection(lambda: connect(path), ITER_CHUNK_SIZE)
+        await conn
         try:
             db = cls(conn, path, version)
             row = await db._fetchone("SELECT COALESCE(MAX(timestamp), 0) FROM messages")

@@ -1,0 +1,151 @@
+"""Raw llama-cpp-python vs the whole phone path (client → WebRTC → daemon → model → back).
+
+Same GGUF, prompt, threads, temperature 0 and token budget, measured in one run; prints a
+table of medians and the ratio. Run: ``.venv/bin/python -m benchmarks.bench_chat``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.client.phone import PhoneClient
+from nekoni_edge.config import DEFAULT_SYSTEM_PROMPT, load_settings
+from nekoni_edge.daemon import Daemon
+from nekoni_edge.llm.llama import LlamaProvider
+from nekoni_edge.llm.models import default_gguf
+from nekoni_edge.protocol.canonical import public_key_b64
+
+QUESTION = "Write a short paragraph about why cats like boxes."
+
+
+def raw_run(llm: Any, max_tokens: int) -> tuple[float, int, float]:
+    """(time to first token, tokens, total seconds) straight from llama-cpp-python."""
+    messages = [{"role": "system", "content": DEFAULT_SYSTEM_PROMPT},
+                {"role": "user", "content": QUESTION}]
+    started = time.perf_counter()
+    first = 0.0
+    tokens = 0
+    for chunk in llm.create_chat_completion(messages=messages, max_tokens=max_tokens,
+                                            temperature=0.0, stream=True):
+        if chunk["choices"][0]["delta"].get("content"):
+            if not tokens:
+                first = time.perf_counter() - started
+            tokens += 1
+    return first, tokens, time.perf_counter() - started
+
+
+async def client_runs(url: str, key_pem: bytes, runs: int) -> dict[str, Any]:
+    """The phone's side, run in its own process (a phone is another device, with its own GIL)."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    key = load_pem_private_key(key_pem, password=None)
+    assert isinstance(key, Ed25519PrivateKey)
+    started = time.perf_counter()
+    async with PhoneClient(key, url) as phone:
+        connect_s = time.perf_counter() - started
+        results = []
+        for i in range(runs):
+            started = time.perf_counter()
+            first, tokens = 0.0, 0
+            phone.send({"type": "message", "content": QUESTION, "sessionId": f"b{i}"})
+            while True:
+                msg = await phone.recv()
+                if msg["type"] == "chunk":
+                    if not tokens:
+                        first = time.perf_counter() - started
+                    tokens += 1
+                elif msg["type"] in ("message_end", "message", "error"):
+                    break
+            results.append((first, tokens, time.perf_counter() - started))
+    return {"connect_s": connect_s, "results": results}
+
+
+async def phone_runs(llm: Any, path: Path, threads: int, max_tokens: int, runs: int
+                     ) -> tuple[float, list[tuple[float, int, float]]]:
+    """Daemon here, phone client in a subprocess, over WebRTC on loopback."""
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
+
+    provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
+                                 ice_addresses=("127.0.0.1",), max_tokens=max_tokens,
+                                 temperature=0.0, n_threads=threads)
+        box = Daemon(settings, provider=provider)
+        await box.start()
+        try:
+            assert box.db is not None
+            key = Ed25519PrivateKey.generate()
+            await box.db.approve_device(public_key_b64(key))
+            pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "benchmarks.bench_chat", "--client",
+                f"http://127.0.0.1:{box.port}", "--runs", str(runs),
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            )
+            out, _ = await proc.communicate(pem)
+            if proc.returncode != 0:
+                raise SystemExit(f"client process failed ({proc.returncode})")
+            data = json.loads(out)
+        finally:
+            await box.stop()
+    return data["connect_s"], [tuple(r) for r in data["results"]]
+
+
+def summarize(results: list[tuple[float, int, float]]) -> tuple[float, float, int]:
+    ttft = statistics.median(r[0] for r in results)
+    rate = statistics.median(r[1] / r[2] for r in results)
+    tokens = int(statistics.median(r[1] for r in results))
+    return ttft, rate, tokens
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--client", metavar="URL", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.client:
+        from nekoni_edge.transport.ice import pin_host_addresses
+
+        pin_host_addresses(["127.0.0.1"])
+        print(json.dumps(asyncio.run(client_runs(args.client, sys.stdin.buffer.read(),
+                                                 args.runs))))
+        return
+
+    from llama_cpp import Llama
+
+    path = default_gguf()
+    llm = Llama(model_path=str(path), n_threads=args.threads, n_ctx=2048, seed=1, verbose=False)
+    raw_run(llm, 8)  # warm up
+    raw = [raw_run(llm, args.max_tokens) for _ in range(args.runs)]
+    connect_s, phone = asyncio.run(phone_runs(llm, path, args.threads, args.max_tokens, args.runs))
+    llm.close()
+
+    r_ttft, r_rate, r_tok = summarize(raw)
+    p_ttft, p_rate, p_tok = summarize(phone)
+    print(f"model {path.name}, threads {args.threads}, max_tokens {args.max_tokens}, "
+          f"runs {args.runs} (medians)")
+    print(f"{'path':<28}{'TTFT ms':>10}{'tokens/s':>10}{'tokens':>8}")
+    print(f"{'raw llama-cpp-python':<28}{r_ttft * 1000:>10.1f}{r_rate:>10.1f}{r_tok:>8}")
+    print(f"{'phone over WebRTC (2 procs)':<28}{p_ttft * 1000:>10.1f}{p_rate:>10.1f}{p_tok:>8}")
+    print(f"{'ratio phone/raw':<28}{p_ttft / r_ttft:>10.2f}{p_rate / r_rate:>10.2f}")
+    print(f"connect (join → offer → answer → handshake ready): {connect_s * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
