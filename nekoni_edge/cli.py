@@ -180,12 +180,12 @@ async def _demo(args: argparse.Namespace) -> int:
 
     from nekoni_edge.client.phone import PhoneClient  # noqa: PLC0415
     from nekoni_edge.daemon import Daemon  # noqa: PLC0415
-    from nekoni_edge.protocol.canonical import public_key_b64  # noqa: PLC0415
+    from nekoni_edge.pairing.control import send_command  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory(prefix="nekoni-demo-") as tmp:
         settings = load_settings(
             env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
-            ice_addresses=("127.0.0.1",), model_path=args.model,
+            ice_addresses=("127.0.0.1",), model_path=args.model, mdns=False, gpio="off",
         )
         daemon = Daemon(settings)
         await daemon.start()
@@ -195,13 +195,20 @@ async def _demo(args: argparse.Namespace) -> int:
                 print(f"error: {daemon.chat.model_error if daemon.chat else 'no model'}",
                       file=sys.stderr)
                 return 1
-            phone_key = Ed25519PrivateKey.generate()
-            await daemon.db.approve_device(public_key_b64(phone_key), "demo phone")
             print(f"box {daemon.pub_key} on 127.0.0.1:{daemon.port}, "
                   f"model {daemon.chat.provider.name}", file=sys.stderr)
-            started = time.monotonic()
-            async with PhoneClient(phone_key, f"http://127.0.0.1:{daemon.port}") as client:
-                print(f"phone paired and connected in {time.monotonic() - started:.2f} s; "
+            client = PhoneClient(Ed25519PrivateKey.generate(), f"http://127.0.0.1:{daemon.port}")
+            try:
+                pairing = asyncio.create_task(client.pair("demo phone", poll_s=0.1))
+                while daemon.pairing is not None and not daemon.pairing.window.is_open:  # noqa: ASYNC110
+                    await asyncio.sleep(0.05)
+                print("phone asked to pair; pressing the box's button (simulated, as "
+                      "'nekoni-edge press' does)", file=sys.stderr)
+                await send_command(settings.control_path, "press")
+                print(f"pairing: {await pairing}", file=sys.stderr)
+                started = time.monotonic()
+                await client.connect()
+                print(f"phone connected over WebRTC in {time.monotonic() - started:.2f} s; "
                       "handshake passed", file=sys.stderr)
                 print(f"you> {args.question}")
                 sys.stdout.write("box> ")
@@ -209,6 +216,8 @@ async def _demo(args: argparse.Namespace) -> int:
                 answer = await _stream_answer(client, args.question, "demo")
                 print(f"({len(answer)} characters streamed in "
                       f"{time.monotonic() - started:.2f} s)", file=sys.stderr)
+            finally:
+                await client.close()
             return 0 if answer.strip() else 1
         finally:
             await daemon.stop()

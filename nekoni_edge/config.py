@@ -38,10 +38,22 @@ class Settings:
     # Addresses ICE may offer; empty means every interface of the box.
     ice_addresses: tuple[str, ...] = ()
     log_level: str = "INFO"
+    # Discovery and pairing
+    mdns: bool = True
+    # Addresses to advertise and answer mDNS on; empty means every interface.
+    mdns_interfaces: tuple[str, ...] = ()
+    gpio: str = "auto"  # "auto": use the button and LED if the board has GPIO; "off": never
+    button_pin: int = 17
+    button_pull_up: bool = True
+    led_pin: int = 27
 
     @property
     def db_path(self) -> Path:
         return self.data_dir / "nekoni.db"
+
+    @property
+    def control_path(self) -> Path:
+        return self.data_dir / "control.sock"
 
     @property
     def key_path(self) -> Path:
@@ -56,6 +68,8 @@ class Settings:
                 raise ConfigError(name, "must be at least 1")
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError("temperature", "must be between 0 and 2")
+        if self.gpio not in ("auto", "off"):
+            raise ConfigError("gpio", f"{self.gpio!r} is neither 'auto' nor 'off'")
         if self.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
             raise ConfigError("log_level", f"{self.log_level!r} is not a log level")
         return self
@@ -76,6 +90,13 @@ def _convert(name: str, kind: Any, value: Any) -> Any:
         if not isinstance(value, str):
             raise ConfigError(name, f"expected a path, got {value!r}")
         return Path(value)
+    if text_kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("1", "true", "yes", "on", "0", "false",
+                                                         "no", "off"):
+            return value.lower() in ("1", "true", "yes", "on")
+        raise ConfigError(name, f"expected true or false, got {value!r}")
     if text_kind in ("int", "float"):
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise ConfigError(name, f"expected a number, got {value!r}")

@@ -14,10 +14,14 @@ from aiohttp import web
 from nekoni_edge import __version__
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.config import Settings
+from nekoni_edge.discovery import Advertiser
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.identity import load_or_create_key
 from nekoni_edge.llm.provider import ModelProvider
+from nekoni_edge.pairing.control import ControlServer
+from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import pin_host_addresses
 from nekoni_edge.transport.peers import PeerManager
@@ -50,6 +54,10 @@ class Daemon:
         self.chat: ChatService | None = None
         self.peers: PeerManager | None = None
         self._runner: web.AppRunner | None = None
+        self.pairing: PairingService | None = None
+        self.advertiser: Advertiser | None = None
+        self._control: ControlServer | None = None
+        self._hardware: list[Any] = []
         self.port = 0
         self.pub_key = ""
         self.room_id = ""
@@ -82,17 +90,35 @@ class Daemon:
                 n_ctx=s.n_ctx, max_tokens=s.max_tokens, model_error=model_error,
             )
             pin_host_addresses(s.ice_addresses)
-            self.peers = PeerManager(key, self.db, self.chat)
+            limiter = FailureLimiter()
+            self.peers = PeerManager(key, self.db, self.chat, limiter=limiter)
             signaling = SignalingEndpoint(key, self.agent_id, self.room_id, self.db, self.peers)
+            self.pairing = PairingService(
+                self.db, led=self._make_led(), limiter=limiter,
+                on_window_changed=self._on_window_changed, on_revoke=self.peers.revoke,
+            )
             app = web.Application(client_max_size=64 * 1024)
             app.router.add_get(SIGNAL_PATH, signaling.handle)
             app.router.add_get("/api/info", self._info)
+            app.router.add_post("/api/pair", self.pairing.handle_pair)
+            app.router.add_get("/api/pair/status", self.pairing.handle_status)
             self._runner = web.AppRunner(app, access_log=None)
             await self._runner.setup()
             site = web.TCPSite(self._runner, s.host, s.port)
             await site.start()
             server: Any = site._server  # noqa: SLF001 - the only way to learn an ephemeral port
             self.port = int(server.sockets[0].getsockname()[1])
+            self.pairing.start()
+            self._start_button()
+            self._control = ControlServer(s.control_path, {
+                "press": self.pairing.press, "long_press": self.pairing.long_press,
+            })
+            await self._control.start()
+            if s.mdns:
+                self.advertiser = Advertiser(
+                    s.agent_name, self.port, self._txt(), interfaces=s.mdns_interfaces
+                )
+                await self.advertiser.start()
         except BaseException:
             await self.stop()
             raise
@@ -101,6 +127,60 @@ class Daemon:
             __version__, s.host, self.port, self.pub_key,
             provider.name if provider else "none", time.monotonic() - started,
         )
+
+    def _make_led(self) -> LedOutput:
+        if self.settings.gpio == "off":
+            return LogLed()
+        from nekoni_edge.pairing.hardware import GpioLed, GpioUnavailable  # noqa: PLC0415
+
+        try:
+            led = GpioLed(self.settings.led_pin)
+        except GpioUnavailable as exc:
+            _LOGGER.info("no GPIO LED (%s); LED changes are logged", exc)
+            return LogLed()
+        self._hardware.append(led)
+        return led
+
+    def _start_button(self) -> None:
+        assert self.pairing is not None  # noqa: S101
+        if self.settings.gpio == "off":
+            return
+        from nekoni_edge.pairing.hardware import GpioButton, GpioUnavailable  # noqa: PLC0415
+
+        pairing = self.pairing
+        tasks: set[asyncio.Task[None]] = set()
+
+        def spawn(coro: Any) -> None:
+            task = asyncio.get_running_loop().create_task(coro)
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+        try:
+            button = GpioButton(
+                self.settings.button_pin, pull_up=self.settings.button_pull_up,
+                on_press=lambda: spawn(pairing.press()),
+                on_long_press=lambda: spawn(pairing.long_press()),
+            )
+        except GpioUnavailable as exc:
+            _LOGGER.info("no GPIO button (%s); simulate it with 'nekoni-edge press'", exc)
+            return
+        self._hardware.append(button)
+
+    def _txt(self) -> dict[str, str]:
+        window_open = self.pairing is not None and self.pairing.window.is_open
+        return {
+            "agentPubKey": self.pub_key,
+            "roomId": self.room_id,
+            "agentName": self.settings.agent_name,
+            "signalPath": SIGNAL_PATH,
+            "v": PROTOCOL_VERSION,
+            "pairing": "open" if window_open else "closed",
+        }
+
+    async def _on_window_changed(self, is_open: bool) -> None:
+        _LOGGER.info("pairing window %s", "open" if is_open else "closed")
+        if self.advertiser is not None:
+            await self.advertiser.update_txt(pairing="open" if is_open else "closed")
 
     def info(self, host: str) -> dict[str, Any]:
         """What nekoni's pairing QR code carried, for a client that reached us at ``host``."""
@@ -112,6 +192,7 @@ class Daemon:
             "signalUrl": f"ws://{host}{SIGNAL_PATH}",
             "agentUrl": f"http://{host}",
             "v": PROTOCOL_VERSION,
+            "pairing": "open" if self.pairing and self.pairing.window.is_open else "closed",
             "model": model.name if model else None,
             "modelError": self.chat.model_error if self.chat else None,
         }
@@ -121,6 +202,17 @@ class Daemon:
 
     async def stop(self) -> None:
         """Stop in reverse order; safe to call twice."""
+        if self.advertiser is not None:
+            await self.advertiser.stop()
+            self.advertiser = None
+        if self._control is not None:
+            await self._control.stop()
+            self._control = None
+        for device in self._hardware:
+            device.close()
+        self._hardware.clear()
+        if self.pairing is not None:
+            await self.pairing.stop()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -45,6 +45,7 @@ def settings(tmp_path: Path) -> Settings:
     return load_settings(
         env={}, data_dir=tmp_path / "box", host="127.0.0.1", port=0,
         ice_addresses=("127.0.0.1",), max_tokens=48, temperature=0.0, n_threads=2, n_ctx=2048,
+        mdns=False, gpio="off",
     )
 
 

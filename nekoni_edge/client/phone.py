@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.errors import AuthFailed, NekoniError, SignalingError
 from nekoni_edge.protocol import signaling as sig
-from nekoni_edge.protocol.canonical import b64url_encode, public_key_b64
+from nekoni_edge.protocol.canonical import b64url_encode, public_key_b64, sign_message
 from nekoni_edge.protocol.handshake import ClientHandshake, ClientState
 from nekoni_edge.store.database import now_ms
 from nekoni_edge.transport.ice import rtc_configuration
@@ -35,6 +35,14 @@ class BoxKeyChanged(NekoniError):
         )
         self.pinned = pinned
         self.presented = presented
+
+
+class PairingRefused(NekoniError):
+    """The box did not pair us: refused (overlap), timed out, or an error."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ReplyError(NekoniError):
@@ -103,6 +111,35 @@ class PhoneClient:
             raise BoxKeyChanged(self.agent_pub_key, presented)
         self.info = info
         return info
+
+    async def pair(
+        self, device_name: str = "", *, wait_s: float = 130.0, poll_s: float = 1.0
+    ) -> str:
+        """Ask the box to pair, then wait for the owner's button press; return the status."""
+        await self.fetch_info()
+        assert self._http is not None  # noqa: S101
+        body = sign_message(self._key, {"mobilePubKey": self.pub_key, "ts": now_ms(),
+                                        "deviceName": device_name})
+        async with self._http.post(f"{self.base_url}/api/pair", json=body) as resp:
+            answer: dict[str, Any] = await resp.json()
+        if resp.status != 200:
+            raise PairingRefused(str(answer.get("error")), str(answer.get("message")))
+        status = str(answer.get("status"))
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while status == "pending_approval" and loop.time() < deadline:
+            await asyncio.sleep(poll_s)
+            async with self._http.get(f"{self.base_url}/api/pair/status",
+                                      params={"mobilePubKey": self.pub_key}) as resp:
+                status = str((await resp.json()).get("status"))
+        if status not in ("approved", "already_approved"):
+            raise PairingRefused(status, {
+                "refused": "two phones asked to pair at once, so neither was paired: try again",
+                "pending_approval": "nobody pressed the box's button in time",
+                "not_paired": "the box's pairing window closed before the button was pressed",
+            }.get(status, f"pairing failed: {status}"))
+        _LOGGER.info("paired with %s (%s)", self.info.get("agentName"), status)
+        return status
 
     async def connect(self, *, handshake: bool = True) -> None:
         """Join, offer, verify the answer, open the channel and (unless told not to, as

@@ -14,7 +14,7 @@ MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
 
 # Types PROTOCOL.md defines that this box does not serve yet: answered with UNSUPPORTED.
-_NOT_YET_SERVED_PREFIXES = ("rag_", "skill_", "cron_", "trace_", "device_", "approval_")
+_NOT_YET_SERVED_PREFIXES = ("rag_", "skill_", "cron_", "trace_", "approval_")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,13 +47,25 @@ class Sync:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceList:
+    """(edge) list the paired devices."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRemove:
+    """(edge) revoke a paired device; its open channels close at once."""
+
+    pub_key: str
+
+
+@dataclass(frozen=True, slots=True)
 class Unsupported:
     """A type PROTOCOL.md defines but this box does not serve yet."""
 
     type: str
 
 
-ClientMessage = Chat | Cancel | Ping | Sync | Unsupported
+ClientMessage = Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | Unsupported
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:
@@ -115,6 +127,10 @@ def parse(obj: dict[str, Any]) -> ClientMessage:
         if not isinstance(all_roles, bool):
             raise BadMessage("BAD_FIELD", "all must be a boolean")
         return Sync(session_id=_session_id(obj), after_timestamp=int(after), all_roles=all_roles)
+    if msg_type == "device_list":
+        return DeviceList()
+    if msg_type == "device_remove":
+        return DeviceRemove(pub_key=_string(obj, "mobilePubKey", 64))
     if msg_type.startswith(_NOT_YET_SERVED_PREFIXES) and len(msg_type) <= 64:
         return Unsupported(type=msg_type)
     raise BadMessage("UNKNOWN_TYPE", f"unknown message type: {msg_type[:64]!r}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.protocol.canonical import b64url_encode
 from nekoni_edge.protocol.handshake import AgentHandshake
 from nekoni_edge.protocol.signaling import IceCandidate
+from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import rtc_configuration
 from nekoni_edge.transport.session import HELLO_TIMEOUT_S, ChannelSession
@@ -33,6 +35,7 @@ class Peer:
     pub_key: str
     pc: Any
     sessions: list[ChannelSession]
+    remote: str | None = None
 
 
 class PeerManager:
@@ -45,6 +48,8 @@ class PeerManager:
         chat: ChatService,
         *,
         hello_timeout: float = HELLO_TIMEOUT_S,
+        limiter: FailureLimiter | None = None,
+        clock: Callable[[], float] = time.monotonic,
         nonce_factory: Callable[[], str] = lambda: b64url_encode(secrets.token_bytes(32)),
     ) -> None:
         self._key = agent_key
@@ -52,13 +57,17 @@ class PeerManager:
         self._chat = chat
         self._hello_timeout = hello_timeout
         self._nonce_factory = nonce_factory
+        self.limiter = limiter or FailureLimiter()
+        self._clock = clock
         self.peers: dict[str, Peer] = {}
         self._approved: set[str] = set()
 
     def _is_approved(self, pub_key: str) -> bool:
         return pub_key in self._approved
 
-    async def handle_offer(self, client_id: str, pub_key: str, sdp: str) -> str:
+    async def handle_offer(
+        self, client_id: str, pub_key: str, sdp: str, remote: str | None = None
+    ) -> str:
         """Create this client's peer connection from its (verified, approved) offer."""
         from aiortc import RTCPeerConnection, RTCSessionDescription  # noqa: PLC0415
 
@@ -71,7 +80,7 @@ class PeerManager:
             _LOGGER.warning("peer limit %d reached; closing %s", MAX_PEERS, oldest)
             await self.close_client(oldest)
         pc = RTCPeerConnection(configuration=rtc_configuration())
-        peer = Peer(client_id, pub_key, pc, [])
+        peer = Peer(client_id, pub_key, pc, [], remote)
         self.peers[client_id] = peer
 
         @pc.on("datachannel")
@@ -112,6 +121,8 @@ class PeerManager:
             send=channel.send,
             close=channel.close,
             hello_timeout=self._hello_timeout,
+            revoke=self.revoke,
+            on_auth_failed=lambda reason: self._count_failure(peer),
         )
         peer.sessions.append(session)
 
@@ -127,6 +138,9 @@ class PeerManager:
         else:
             channel.on("open", session.on_open)
         _LOGGER.info("%s: channel opened", label)
+
+    def _count_failure(self, peer: Peer) -> None:
+        self.limiter.failure(peer.pub_key, peer.remote, now=self._clock())
 
     async def add_ice(self, candidate: IceCandidate) -> None:
         """Add a trickled candidate to the sender's peer connection."""

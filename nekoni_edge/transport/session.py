@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -33,6 +33,8 @@ class ChannelSession:
         send: Callable[[str], None],
         close: Callable[[], None],
         hello_timeout: float = HELLO_TIMEOUT_S,
+        revoke: Callable[[str], Awaitable[int]] | None = None,
+        on_auth_failed: Callable[[str | None], None] | None = None,
     ) -> None:
         self.label = label
         self._handshake = handshake
@@ -41,6 +43,8 @@ class ChannelSession:
         self._send_text = send
         self._close = close
         self._hello_timeout = hello_timeout
+        self._revoke = revoke
+        self._on_auth_failed = on_auth_failed
         self._timer: asyncio.TimerHandle | None = None
         self._generations: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -73,6 +77,8 @@ class ChannelSession:
         for reply in replies:
             self.send(reply)
         _LOGGER.info("%s: auth failed: %s", self.label, self._handshake.failure)
+        if self._on_auth_failed is not None:
+            self._on_auth_failed(self._handshake.failure)
         self.shutdown()
         self._close()
 
@@ -134,6 +140,10 @@ class ChannelSession:
                 running.cancel()
         elif isinstance(message, m.Sync):
             self._spawn(self._run_sync(message))
+        elif isinstance(message, m.DeviceList):
+            self._spawn(self._run_device_list())
+        elif isinstance(message, m.DeviceRemove):
+            self._spawn(self._run_device_remove(message.pub_key))
         elif isinstance(message, m.Unsupported):
             self.send(m.error_reply("UNSUPPORTED", f"{message.type} is not available on this box"))
 
@@ -179,6 +189,25 @@ class ChannelSession:
                 for r in rows
             ],
         })
+
+    async def _run_device_list(self) -> None:
+        devices = await self._db.list_devices()
+        self.send({
+            "type": "device_list_response",
+            "devices": [
+                {"mobilePubKey": d.pub_key, "name": d.name, "approvedAt": d.approved_at,
+                 "lastSeen": d.last_seen, "current": d.pub_key == self.peer_pub_key}
+                for d in devices
+            ],
+        })
+
+    async def _run_device_remove(self, pub_key: str) -> None:
+        removed = await self._db.remove_device(pub_key)
+        _LOGGER.info("%s: device %s revoked over the channel", self.label, pub_key[:12])
+        self.send({"type": "device_remove_response", "removed": removed,
+                   "mobilePubKey": pub_key})
+        if removed and self._revoke is not None:
+            await self._revoke(pub_key)
 
     def shutdown(self) -> None:
         """The channel is gone: stop timers and generations at once."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,9 @@ from nekoni_edge.transport.peers import PeerManager
 
 _LOGGER = logging.getLogger(__name__)
 
+# Refusals that count towards a key's or address's block (PROTOCOL.md: edge limits).
+_COUNTED_FAILURES = frozenset({"INVALID_SIGNATURE", "STALE_TIMESTAMP", "NOT_APPROVED"})
+
 
 class SignalingEndpoint:
     """Handles one WebSocket per client: join, then offers and trickled candidates."""
@@ -30,6 +34,7 @@ class SignalingEndpoint:
         db: Database,
         peers: PeerManager,
         clock_ms: Callable[[], int] = now_ms,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._key = agent_key
         self._pub_key = public_key_b64(agent_key)
@@ -38,6 +43,7 @@ class SignalingEndpoint:
         self._db = db
         self._peers = peers
         self._clock_ms = clock_ms
+        self._clock = clock
         self.members: dict[str, web.WebSocketResponse] = {}
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
@@ -53,9 +59,14 @@ class SignalingEndpoint:
                         await ws.send_json(sig.error("UNKNOWN_TYPE", "send JSON text frames"))
                     continue
                 try:
-                    joined = await self._on_text(ws, frame.data, joined)
+                    self._check_not_blocked(request.remote, joined.pub_key if joined else None)
+                    joined = await self._on_text(ws, frame.data, joined, request.remote)
                 except SignalingError as exc:
                     _LOGGER.info("signal %s: refused: %s", peer_name, exc)
+                    if exc.code in _COUNTED_FAILURES:
+                        self._peers.limiter.failure(
+                            request.remote, joined.pub_key if joined else None, now=self._clock()
+                        )
                     await ws.send_json(sig.error(exc.code, exc.message))
                 except Exception:
                     _LOGGER.exception("signal %s: internal error", peer_name)
@@ -67,7 +78,7 @@ class SignalingEndpoint:
         return ws
 
     async def _on_text(
-        self, ws: web.WebSocketResponse, text: str, joined: sig.Join | None
+        self, ws: web.WebSocketResponse, text: str, joined: sig.Join | None, remote: str | None
     ) -> sig.Join | None:
         if len(text) > sig.MAX_SIGNAL_BYTES:
             raise SignalingError("INVALID_MESSAGE", "message too large")
@@ -83,6 +94,7 @@ class SignalingEndpoint:
             join = sig.parse_join(msg, now)
             if join.room_id != self.room_id:
                 raise SignalingError("INVALID_JOIN", "no such room on this box")
+            self._check_not_blocked(join.pub_key)
             if join.client_id == self.agent_id:
                 raise SignalingError("INVALID_JOIN", "clientId is taken")
             self.members[join.client_id] = ws
@@ -95,7 +107,7 @@ class SignalingEndpoint:
             if joined is None:
                 raise SignalingError("NOT_JOINED", "send join first")
             if msg_type == "offer":
-                await self._on_offer(ws, sig.parse_offer(msg, now, joined), joined)
+                await self._on_offer(ws, sig.parse_offer(msg, now, joined), joined, remote)
             else:
                 candidate = sig.parse_ice(msg, now, joined)
                 self._check_to(candidate.to)
@@ -105,17 +117,23 @@ class SignalingEndpoint:
             return joined
         raise SignalingError("UNKNOWN_TYPE", f"unknown type {str(msg_type)[:64]!r}")
 
+    def _check_not_blocked(self, *idents: str | None) -> None:
+        if self._peers.limiter.is_blocked(*idents, now=self._clock()):
+            raise SignalingError("RATE_LIMITED", "too many failures; try again in a few minutes")
+
     def _check_to(self, to: str) -> None:
         if to != self.agent_id:
             raise SignalingError("PEER_NOT_FOUND", f"no peer {to[:64]!r} in this room")
 
     async def _on_offer(
-        self, ws: web.WebSocketResponse, offer: sig.Offer, joined: sig.Join
+        self, ws: web.WebSocketResponse, offer: sig.Offer, joined: sig.Join, remote: str | None
     ) -> None:
         self._check_to(offer.to)
         if not await self._db.is_approved(joined.pub_key):
             raise NotApproved(joined.pub_key)
-        answer_sdp = await self._peers.handle_offer(joined.client_id, joined.pub_key, offer.sdp)
+        answer_sdp = await self._peers.handle_offer(
+            joined.client_id, joined.pub_key, offer.sdp, remote
+        )
         answer: dict[str, Any] = {
             "type": "answer",
             "sdp": answer_sdp,

@@ -1,0 +1,98 @@
+"""The box's button and LED through gpiozero; its callbacks reach the loop thread-safely."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from nekoni_edge.pairing.window import LONG_PRESS_S, Led
+
+_LOGGER = logging.getLogger(__name__)
+
+BOUNCE_S = 0.05
+# (on_time, off_time, repeats or None for forever) per pattern
+PATTERNS: dict[Led, tuple[float, float, int | None]] = {
+    Led.SLOW_BLINK: (1.0, 1.0, None),
+    Led.FAST_BLINK: (0.15, 0.15, None),
+    Led.SOLID: (2.0, 0.0, 1),
+    Led.TRIPLE_FLASH: (0.15, 0.15, 3),
+}
+
+
+class GpioUnavailable(Exception):
+    """No pin factory works on this machine (not a Pi, or no permission)."""
+
+
+class GpioButton:
+    """A debounced push button; a hold of ``hold_s`` is a long press."""
+
+    def __init__(
+        self,
+        pin: int,
+        *,
+        pull_up: bool,
+        on_press: Callable[[], None],
+        on_long_press: Callable[[], None],
+        hold_s: float | None = None,
+        bounce_s: float = BOUNCE_S,
+    ) -> None:
+        from gpiozero import Button  # noqa: PLC0415 - hardware library, adapter only
+        from gpiozero.exc import BadPinFactory, GPIOZeroError  # noqa: PLC0415
+
+        loop = asyncio.get_running_loop()
+        try:
+            self._button = Button(
+                pin, pull_up=pull_up, bounce_time=bounce_s,
+                hold_time=LONG_PRESS_S if hold_s is None else hold_s,
+            )
+        except (BadPinFactory, GPIOZeroError, OSError) as exc:
+            raise GpioUnavailable(str(exc)) from exc
+        self._held = False
+
+        # gpiozero calls these from its own threads: hand them to the loop.
+        def pressed() -> None:
+            self._held = False
+
+        def held() -> None:
+            self._held = True
+            loop.call_soon_threadsafe(on_long_press)
+
+        def released() -> None:
+            if not self._held:
+                loop.call_soon_threadsafe(on_press)
+
+        self._button.when_pressed = pressed
+        self._button.when_held = held
+        self._button.when_released = released
+        _LOGGER.info("button on GPIO%d (pull_up=%s)", pin, pull_up)
+
+    def close(self) -> None:
+        self._button.close()
+
+
+class GpioLed:
+    """The status LED."""
+
+    def __init__(self, pin: int) -> None:
+        from gpiozero import LED  # noqa: PLC0415
+        from gpiozero.exc import BadPinFactory, GPIOZeroError  # noqa: PLC0415
+
+        try:
+            self._led: Any = LED(pin)
+        except (BadPinFactory, GPIOZeroError, OSError) as exc:
+            raise GpioUnavailable(str(exc)) from exc
+        self.pattern = Led.OFF
+
+    def show(self, pattern: Led) -> None:
+        self.pattern = pattern
+        _LOGGER.info("LED: %s", pattern.value)
+        if pattern is Led.OFF:
+            self._led.off()
+            return
+        on_time, off_time, repeats = PATTERNS[pattern]
+        self._led.blink(on_time=on_time, off_time=off_time, n=repeats, background=True)
+
+    def close(self) -> None:
+        self._led.close()

@@ -1,0 +1,190 @@
+"""Pairing around the window state machine: HTTP endpoints, the database, LED, mDNS, revocation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from nekoni_edge.pairing.window import (
+    Action,
+    Approve,
+    ClearAll,
+    Led,
+    PairingWindow,
+    Revoke,
+    ShowLed,
+    WindowChanged,
+)
+from nekoni_edge.protocol.canonical import is_valid_public_key, verify_message
+from nekoni_edge.protocol.signaling import TS_TOLERANCE_MS
+from nekoni_edge.ratelimit import FailureLimiter
+from nekoni_edge.store.database import Database, now_ms
+
+_LOGGER = logging.getLogger(__name__)
+
+TICK_S = 1.0
+MAX_PAIR_BODY = 4096
+MAX_DEVICE_NAME = 64
+
+
+class LedOutput(Protocol):
+    """Something that can show an LED pattern (gpiozero, or a log line)."""
+
+    def show(self, pattern: Led) -> None: ...
+
+
+class LogLed:
+    """The LED of a box without GPIO: a log line per change."""
+
+    def __init__(self) -> None:
+        self.pattern = Led.OFF
+
+    def show(self, pattern: Led) -> None:
+        self.pattern = pattern
+        _LOGGER.info("LED: %s", pattern.value)
+
+
+class PairingService:
+    """Turns presses and pair requests into approvals, LED patterns and TXT updates."""
+
+    def __init__(
+        self,
+        db: Database,
+        *,
+        led: LedOutput,
+        on_window_changed: Callable[[bool], Awaitable[None]],
+        on_revoke: Callable[[str], Awaitable[int]],
+        window: PairingWindow | None = None,
+        limiter: FailureLimiter | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_ms: Callable[[], int] = now_ms,
+        tick_s: float = TICK_S,
+    ) -> None:
+        self._db = db
+        self.led = led
+        self._on_window_changed = on_window_changed
+        self._on_revoke = on_revoke
+        self.window = window or PairingWindow()
+        self.limiter = limiter or FailureLimiter()
+        self._clock = clock
+        self._wall_ms = wall_ms
+        self._tick_s = tick_s
+        self._lock = asyncio.Lock()
+        self._ticker: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start closing expired windows."""
+        self._ticker = asyncio.get_running_loop().create_task(self._tick_forever())
+
+    async def stop(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            try:
+                await self._ticker
+            except asyncio.CancelledError:
+                pass
+            self._ticker = None
+
+    async def _tick_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self._tick_s)
+            async with self._lock:
+                await self._apply(self.window.tick(self._clock()))
+
+    async def press(self) -> None:
+        """A short press of the button (real or simulated)."""
+        _LOGGER.info("button pressed")
+        async with self._lock:
+            await self._apply(self.window.press(self._clock()))
+
+    async def long_press(self) -> None:
+        """A long press: every pairing is cleared."""
+        _LOGGER.warning("button held: clearing every paired device")
+        async with self._lock:
+            await self._apply(self.window.long_press(self._clock()))
+
+    async def _apply(self, actions: list[Action]) -> None:
+        for action in actions:
+            if isinstance(action, Approve):
+                await self._db.approve_device(action.pub_key, action.name)
+                _LOGGER.info("paired device %s (%s)", action.pub_key[:12], action.name or "-")
+            elif isinstance(action, Revoke):
+                await self._db.remove_device(action.pub_key)
+                await self._on_revoke(action.pub_key)
+            elif isinstance(action, ClearAll):
+                for device in await self._db.list_devices():
+                    await self._db.remove_device(device.pub_key)
+                    await self._on_revoke(device.pub_key)
+                _LOGGER.warning("all pairings cleared")
+            elif isinstance(action, ShowLed):
+                self.led.show(action.pattern)
+            elif isinstance(action, WindowChanged):
+                await self._on_window_changed(action.open)
+
+    # HTTP
+
+    def _refuse(self, request: web.Request, key: str | None, status: int, code: str,
+                message: str) -> web.Response:
+        self.limiter.failure(request.remote, key, now=self._clock())
+        _LOGGER.info("pair request from %s refused: %s", request.remote, code)
+        return web.json_response({"error": code, "message": message}, status=status)
+
+    async def handle_pair(self, request: web.Request) -> web.Response:
+        """POST /api/pair {mobilePubKey, ts, deviceName?, sig}."""
+        now = self._clock()
+        if self.limiter.is_blocked(request.remote, now=now):
+            return web.json_response({"error": "RATE_LIMITED", "message": "try again later"},
+                                     status=429)
+        raw = await request.content.read(MAX_PAIR_BODY + 1)
+        if len(raw) > MAX_PAIR_BODY:
+            return self._refuse(request, None, 413, "TOO_LARGE", "request body too large")
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            return self._refuse(request, None, 400, "INVALID_JSON", "body is not JSON")
+        if not isinstance(body, dict):
+            return self._refuse(request, None, 400, "INVALID_REQUEST", "body must be an object")
+        key = body.get("mobilePubKey")
+        if not is_valid_public_key(key):
+            return self._refuse(request, None, 400, "INVALID_REQUEST",
+                                "mobilePubKey must be 32 bytes of base64url")
+        assert isinstance(key, str)  # noqa: S101
+        if self.limiter.is_blocked(key, now=now):
+            return web.json_response({"error": "RATE_LIMITED", "message": "try again later"},
+                                     status=429)
+        name = body.get("deviceName", "")
+        if not isinstance(name, str) or len(name) > MAX_DEVICE_NAME:
+            return self._refuse(request, key, 400, "INVALID_REQUEST",
+                                f"deviceName must be a string of at most {MAX_DEVICE_NAME}")
+        ts = body.get("ts")
+        if isinstance(ts, bool) or not isinstance(ts, int | float) or \
+                abs(self._wall_ms() - ts) > TS_TOLERANCE_MS:
+            return self._refuse(request, key, 400, "STALE_TIMESTAMP",
+                                "ts is more than 5 minutes from the box's clock")
+        if not verify_message(key, body):
+            return self._refuse(request, key, 401, "INVALID_SIGNATURE",
+                                "signature does not verify")
+        if await self._db.is_approved(key):
+            return web.json_response({"status": "already_approved"})
+        async with self._lock:
+            status, actions = self.window.request(key, name, self._clock())
+            await self._apply(actions)
+        _LOGGER.info("pair request from %s (key %s): %s", request.remote, key[:12], status)
+        return web.json_response({"status": status})
+
+    async def handle_status(self, request: web.Request) -> web.Response:
+        """GET /api/pair/status?mobilePubKey=…"""
+        key = request.query.get("mobilePubKey", "")
+        if not is_valid_public_key(key):
+            return web.json_response({"error": "INVALID_REQUEST",
+                                      "message": "mobilePubKey must be a public key"},
+                                     status=400)
+        if await self._db.is_approved(key):
+            return web.json_response({"status": "approved"})
+        return web.json_response({"status": self.window.status(key, self._clock())})

@@ -1,0 +1,208 @@
+"""Button pairing with gpiozero's MockFactory driving the real Button pin, then a handshake."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import aiohttp
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.client.phone import PairingRefused, PhoneClient
+from nekoni_edge.daemon import Daemon
+from nekoni_edge.pairing import hardware
+from nekoni_edge.pairing.control import send_command
+from nekoni_edge.pairing.window import Led
+from nekoni_edge.protocol.canonical import public_key_b64, sign_message
+from nekoni_edge.store.database import now_ms
+
+pytestmark = pytest.mark.slow
+
+BUTTON, LED_PIN = 17, 27
+
+
+@pytest.fixture
+def mock_gpio(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    monkeypatch.setattr(hardware, "LONG_PRESS_S", 0.4)  # quick timing for the long press
+    Device.pin_factory = MockFactory(pin_class=MockPWMPin)
+    yield Device.pin_factory
+    Device.pin_factory.reset()
+    Device.pin_factory = None
+
+
+@pytest.fixture
+async def box(settings: Any, llama_provider: Any, mock_gpio: Any) -> AsyncIterator[Daemon]:
+    daemon = Daemon(dataclasses.replace(settings, gpio="auto", button_pin=BUTTON,
+                                        led_pin=LED_PIN), provider=llama_provider)
+    await daemon.start()
+    yield daemon
+    await daemon.stop()
+
+
+async def press(factory: Any, hold: float = 0.1) -> None:
+    pin = factory.pin(BUTTON)
+    pin.drive_low()  # pull-up button: pressed pulls the pin low
+    await asyncio.sleep(hold)
+    pin.drive_high()
+    await asyncio.sleep(0.2)  # the callback crosses from gpiozero's thread to the loop
+
+
+def url(box: Daemon) -> str:
+    return f"http://127.0.0.1:{box.port}"
+
+
+async def chat_once(client: PhoneClient) -> None:
+    async with client:
+        reply = await client.request({"type": "ping"}, "pong")
+        assert reply == {"type": "pong"}
+
+
+async def test_press_then_request(box: Daemon, mock_gpio: Any) -> None:
+    await press(mock_gpio)
+    assert box.pairing is not None
+    assert box.pairing.led.pattern is Led.SLOW_BLINK
+    assert box.info("x")["pairing"] == "open"
+    client = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+    assert await client.pair("Ada's phone") == "approved"
+    assert box.pairing.led.pattern is Led.SOLID
+    await chat_once(client)
+    assert box.db is not None
+    [device] = await box.db.list_devices()
+    assert device.name == "Ada's phone"
+
+
+async def test_request_then_press(box: Daemon, mock_gpio: Any) -> None:
+    client = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+    pairing = asyncio.create_task(client.pair(poll_s=0.05))
+    await asyncio.sleep(0.3)
+    assert box.pairing is not None
+    assert box.pairing.led.pattern is Led.FAST_BLINK
+    await press(mock_gpio)
+    assert await pairing == "approved"
+    await chat_once(client)
+
+
+async def test_request_without_press_times_out(box: Daemon) -> None:
+    assert box.pairing is not None
+    box.pairing.window.window_s = 0.3  # quick timing
+    client = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+    try:
+        with pytest.raises(PairingRefused) as info:
+            await client.pair(poll_s=0.05)
+    finally:
+        await client.close()
+    assert info.value.status == "not_paired"
+    assert box.db is not None
+    assert await box.db.list_devices() == []
+
+
+async def test_two_keys_in_one_window(box: Daemon, mock_gpio: Any) -> None:
+    a = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+    b = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+    try:
+        first = asyncio.create_task(a.pair(poll_s=0.05))
+        await asyncio.sleep(0.2)
+        with pytest.raises(PairingRefused) as second:
+            await b.pair(poll_s=0.05)
+        with pytest.raises(PairingRefused) as info:
+            await first
+        await press(mock_gpio)  # a press now approves neither
+        assert box.pairing is not None
+        assert box.pairing.window.status(a.pub_key, 0) != "approved"
+    finally:
+        await a.close()
+        await b.close()
+    assert second.value.status == info.value.status == "refused"
+    assert box.db is not None
+    assert await box.db.list_devices() == []
+    with pytest.raises(Exception, match="NOT_APPROVED"):
+        await chat_once(PhoneClient(Ed25519PrivateKey.generate(), url(box)))
+
+
+async def post_pair(box: Daemon, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    async with aiohttp.ClientSession() as http, \
+            http.post(f"{url(box)}/api/pair", json=body) as resp:
+        return resp.status, await resp.json()
+
+
+async def test_forged_or_stale_pair_request_refused(box: Daemon, mock_gpio: Any) -> None:
+    await press(mock_gpio)  # even with the window open
+    key, thief = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    body = {"mobilePubKey": public_key_b64(key), "ts": now_ms(), "deviceName": "x"}
+    forged = {**sign_message(thief, body), "mobilePubKey": public_key_b64(key)}
+    assert await post_pair(box, forged) == (401, {"error": "INVALID_SIGNATURE",
+                                                  "message": "signature does not verify"})
+    stale = sign_message(key, {**body, "ts": now_ms() - 10 * 60 * 1000})
+    status, reply = await post_pair(box, stale)
+    assert (status, reply["error"]) == (400, "STALE_TIMESTAMP")
+    status, reply = await post_pair(box, {"mobilePubKey": "nope"})
+    assert status == 400
+    assert box.db is not None
+    assert await box.db.list_devices() == []
+    # five failures from one address in a minute block it
+    for _ in range(3):
+        await post_pair(box, forged)
+    status, reply = await post_pair(box, sign_message(key, {**body, "ts": now_ms()}))
+    assert (status, reply["error"]) == (429, "RATE_LIMITED")
+
+
+async def test_long_press_clears_every_pairing(box: Daemon, mock_gpio: Any) -> None:
+    assert box.db is not None
+    for _ in range(3):
+        await box.db.approve_device(public_key_b64(Ed25519PrivateKey.generate()))
+    key = Ed25519PrivateKey.generate()
+    await box.db.approve_device(public_key_b64(key))
+    live = PhoneClient(key, url(box))
+    await live.connect()
+    try:
+        await press(mock_gpio, hold=0.8)
+        assert await box.db.list_devices() == []
+        await asyncio.wait_for(live.closed.wait(), 10)  # its channel was closed at once
+    finally:
+        await live.close()
+
+
+async def test_revoke_over_the_channel_closes_a_live_channel(box: Daemon) -> None:
+    assert box.db is not None
+    owner, lost = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    await box.db.approve_device(public_key_b64(owner), "owner")
+    await box.db.approve_device(public_key_b64(lost), "stolen phone")
+    async with PhoneClient(owner, url(box)) as admin, PhoneClient(lost, url(box)) as victim:
+        listing = await admin.request({"type": "device_list"}, "device_list_response")
+        names = {d["name"]: d for d in listing["devices"]}
+        assert names["owner"]["current"] is True
+        assert set(names) == {"owner", "stolen phone"}
+        removed = await admin.request(
+            {"type": "device_remove", "mobilePubKey": public_key_b64(lost)},
+            "device_remove_response",
+        )
+        assert removed == {"type": "device_remove_response", "removed": True,
+                           "mobilePubKey": public_key_b64(lost)}
+        await asyncio.wait_for(victim.closed.wait(), 10)
+        assert (await admin.request({"type": "ping"}, "pong")) == {"type": "pong"}
+    again = PhoneClient(lost, url(box))
+    try:
+        with pytest.raises(Exception, match="NOT_APPROVED"):
+            await again.connect()
+    finally:
+        await again.close()
+
+
+async def test_press_through_the_control_socket(settings: Any, llama_provider: Any) -> None:
+    daemon = Daemon(settings, provider=llama_provider)  # gpio off: no button at all
+    await daemon.start()
+    try:
+        assert settings.control_path.stat().st_mode & 0o077 == 0
+        assert await send_command(settings.control_path, "press") == "ok"
+        assert daemon.pairing is not None
+        assert daemon.pairing.window.is_open
+        assert (await send_command(settings.control_path, "reboot")).startswith("error")
+    finally:
+        await daemon.stop()
+    assert not settings.control_path.exists()
