@@ -39,6 +39,13 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
     return load_settings(config, data_dir=args.data_dir, **overrides)
 
 
+def _add_box_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", help="the box's address (default: find it by mDNS)")
+    parser.add_argument("--port", type=int, default=8470, help="with --host (default 8470)")
+    parser.add_argument("--name", help="with several boxes on the network, the one to use")
+    parser.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line."""
     parser = argparse.ArgumentParser(
@@ -63,11 +70,22 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--model", type=Path, help="GGUF model file (default: the embedded one)")
 
     chat = sub.add_parser("chat", help="chat with a box as a phone would")
-    chat.add_argument("--host", required=True, help="the box's address")
-    chat.add_argument("--port", type=int, default=8470)
-    chat.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
+    _add_box_args(chat)
     chat.add_argument("--session", default="cli", help="conversation id (default: cli)")
     chat.add_argument("message", nargs="*", help="ask this and exit (default: read lines)")
+
+    pair = sub.add_parser("pair", help="ask a box to pair this client; then press its button")
+    _add_box_args(pair)
+    pair.add_argument("--device-name", default="", help="how the box lists this client")
+
+    discover = sub.add_parser("discover", help="list the boxes on this network (mDNS)")
+    discover.add_argument("--timeout", type=float, default=3.0, help="seconds to listen")
+    discover.add_argument("--interface", action="append", default=[],
+                          help="only this local address (repeatable)")
+
+    press = sub.add_parser("press", help="simulate the box's button (on the box itself)")
+    _add_settings_args(press)
+    press.add_argument("--long", action="store_true", help="a long press: clear all pairings")
 
     key = sub.add_parser("client-key", help="print this client's public key (to approve it)")
     key.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
@@ -113,19 +131,72 @@ async def _stream_answer(client: object, question: str, session: str) -> str:
     return "".join(pieces)
 
 
-async def _chat(args: argparse.Namespace) -> int:
+class KnownBoxes:
+    """The box keys this client pinned on first pairing (trust on first use)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.keys: dict[str, str] = (
+            json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        )
+
+    def pin(self, name: str, pub_key: str) -> None:
+        if self.keys.get(name) == pub_key:
+            return
+        self.keys[name] = pub_key
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(self.keys, indent=2), encoding="utf-8")
+
+
+async def _find_box(args: argparse.Namespace) -> tuple[str, str]:
+    """(base URL, box name) from --host, or by browsing mDNS."""
+    if args.host:
+        return f"http://{args.host}:{args.port}", args.name or f"{args.host}:{args.port}"
+    from nekoni_edge.discovery import browse  # noqa: PLC0415
+
+    boxes = await browse()
+    if args.name:
+        boxes = [b for b in boxes if b.name == args.name or b.txt.get("agentName") == args.name]
+    if not boxes:
+        raise NekoniError("no nekoni box found on this network (is it plugged in? try --host)")
+    if len(boxes) > 1:
+        names = ", ".join(b.name for b in boxes)
+        raise NekoniError(f"several boxes found ({names}): choose one with --name")
+    return boxes[0].base_url, boxes[0].name
+
+
+async def _connected_client(args: argparse.Namespace) -> tuple[Any, KnownBoxes, str]:
     from nekoni_edge.client.phone import PhoneClient  # noqa: PLC0415
 
     _, key = _client_key(args.key_file)
-    base_url = f"http://{args.host}:{args.port}"
-    known_path = _client_dir() / "known_boxes.json"
-    known: dict[str, str] = json.loads(known_path.read_text()) if known_path.is_file() else {}
-    client = PhoneClient(key, base_url, agent_pub_key=known.get(base_url))  # type: ignore[arg-type]
+    base_url, name = await _find_box(args)
+    known = KnownBoxes(_client_dir() / "known_boxes.json")
+    client = PhoneClient(key, base_url, agent_pub_key=known.keys.get(name))  # type: ignore[arg-type]
+    return client, known, name
+
+
+async def _pair(args: argparse.Namespace) -> int:
+    client, known, name = await _connected_client(args)
+    pinned, client.agent_pub_key = client.agent_pub_key, None  # pairing (re)pins on purpose
+    try:
+        await client.fetch_info()
+        if pinned and pinned != client.agent_pub_key:
+            print(f"warning: {name} now presents a different key than when it was paired; "
+                  "pairing again will trust the new key", file=sys.stderr)
+        print(f"asking {name} to pair; press the button on the box (within 2 minutes)…",
+              file=sys.stderr)
+        status = await client.pair(args.device_name)
+        known.pin(name, client.agent_pub_key)
+        print(status)
+    finally:
+        await client.close()
+    return 0
+
+
+async def _chat(args: argparse.Namespace) -> int:
+    client, known, name = await _connected_client(args)
     async with client:
-        if base_url not in known and client.agent_pub_key:
-            known[base_url] = client.agent_pub_key
-            known_path.parent.mkdir(parents=True, exist_ok=True)
-            known_path.write_text(json.dumps(known, indent=2))
+        known.pin(name, client.agent_pub_key)
         if args.message:
             await _stream_answer(client, " ".join(args.message), args.session)
             return 0
@@ -138,6 +209,32 @@ async def _chat(args: argparse.Namespace) -> int:
                 return 0
             if line.strip():
                 await _stream_answer(client, line.strip(), args.session)
+
+
+async def _discover(args: argparse.Namespace) -> int:
+    from nekoni_edge.discovery import browse  # noqa: PLC0415
+
+    boxes = await browse(args.timeout, args.interface)
+    for box in boxes:
+        print(f"{box.name}\t{box.base_url}\tpairing={box.txt.get('pairing', '?')}\t"
+              f"agentPubKey={box.txt.get('agentPubKey', '?')}")
+    if not boxes:
+        print("no nekoni box found", file=sys.stderr)
+    return 0 if boxes else 1
+
+
+async def _press(args: argparse.Namespace) -> int:
+    from nekoni_edge.pairing.control import send_command  # noqa: PLC0415
+
+    settings = _settings(args)
+    try:
+        answer = await send_command(settings.control_path, "long_press" if args.long else "press")
+    except OSError as exc:
+        print(f"error: cannot reach the daemon at {settings.control_path}: {exc}",
+              file=sys.stderr)
+        return 1
+    print(answer)
+    return 0 if answer == "ok" else 1
 
 
 async def _client_key_cmd(args: argparse.Namespace) -> int:
@@ -228,9 +325,11 @@ async def main(argv: Sequence[str] | None = None) -> int:
     from nekoni_edge.log import setup_logging  # noqa: PLC0415
 
     args = build_parser().parse_args(argv)
-    setup_logging(args.log_level or ("WARNING" if args.command in ("demo", "chat") else "INFO"))
+    quiet = args.command in ("demo", "chat", "pair", "discover", "press", "client-key")
+    setup_logging(args.log_level or ("WARNING" if quiet else "INFO"))
     handlers = {"serve": _serve, "demo": _demo, "chat": _chat, "devices": _devices,
-                "client-key": _client_key_cmd}
+                "client-key": _client_key_cmd, "pair": _pair, "discover": _discover,
+                "press": _press}
     try:
         return await handlers[args.command](args)
     except NekoniError as exc:

@@ -81,6 +81,10 @@ class Advertiser:
         from zeroconf import InterfaceChoice, IPVersion  # noqa: PLC0415
         from zeroconf.asyncio import AsyncZeroconf  # noqa: PLC0415
 
+        if not self.addresses:
+            _LOGGER.warning("mDNS: the box has no address yet; will announce when it has one")
+            return
+
         interfaces: Any = list(self.addresses) if self._interfaces else InterfaceChoice.All
         self._zc = AsyncZeroconf(interfaces=interfaces, ip_version=IPVersion.V4Only)
         self._info = self._service_info()
