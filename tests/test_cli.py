@@ -92,6 +92,7 @@ def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
 def test_demo_streams_an_answer() -> None:
     result = run("demo", timeout=300)
     assert result.returncode == 0, result.stderr
+    assert "pairing: approved" in result.stderr
     assert "handshake passed" in result.stderr
     assert "box> " in result.stdout
     answer = result.stdout.split("box> ", 1)[1].strip()

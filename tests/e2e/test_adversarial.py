@@ -198,3 +198,13 @@ async def test_client_refuses_answer_not_signed_by_pinned_key(
             await client.connect()
     finally:
         await client.close()
+
+
+async def test_repeated_failures_block_the_key(daemon: Daemon,
+                                               approved_key: Ed25519PrivateKey) -> None:
+    stale = join(approved_key, daemon, now_ms() - 6 * 60 * 1000)
+    replies = await signal_exchange(daemon, *[stale] * 6)
+    assert [r["code"] for r in replies] == ["STALE_TIMESTAMP"] * 5 + ["RATE_LIMITED"]
+    # even a good join from that key and address is refused while blocked
+    [reply] = await signal_exchange(daemon, join(approved_key, daemon))
+    assert reply["code"] == "RATE_LIMITED"
