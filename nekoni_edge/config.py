@@ -38,6 +38,11 @@ class Settings:
     # Addresses ICE may offer; empty means every interface of the box.
     ice_addresses: tuple[str, ...] = ()
     log_level: str = "INFO"
+    # Knowledge base
+    rag: bool = True
+    rag_top_k: int = 5
+    rag_min_score: float = 0.3
+    rag_max_file_bytes: int = 25 * 1024 * 1024
     # Discovery and pairing
     mdns: bool = True
     # Addresses to advertise and answer mDNS on; empty means every interface.
@@ -63,9 +68,12 @@ class Settings:
         """Refuse values that cannot work, naming the key."""
         if not 0 <= self.port <= 65535:
             raise ConfigError("port", f"{self.port} is not a TCP port")
-        for name in ("n_threads", "n_ctx", "max_tokens", "context_messages"):
+        for name in ("n_threads", "n_ctx", "max_tokens", "context_messages", "rag_top_k",
+                     "rag_max_file_bytes"):
             if getattr(self, name) < 1:
                 raise ConfigError(name, "must be at least 1")
+        if not -1.0 <= self.rag_min_score <= 1.0:
+            raise ConfigError("rag_min_score", "must be a cosine similarity, -1 to 1")
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError("temperature", "must be between 0 and 2")
         if self.gpio not in ("auto", "off"):

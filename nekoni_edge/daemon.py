@@ -21,6 +21,9 @@ from nekoni_edge.llm.provider import ModelProvider
 from nekoni_edge.pairing.control import ControlServer
 from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.rag.embed import Embedder
+from nekoni_edge.rag.knowledge import KnowledgeBase
+from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import pin_host_addresses
@@ -58,6 +61,7 @@ class Daemon:
         self.advertiser: Advertiser | None = None
         self._control: ControlServer | None = None
         self._hardware: list[Any] = []
+        self._embedder: Embedder | None = None
         self.port = 0
         self.pub_key = ""
         self.room_id = ""
@@ -84,14 +88,17 @@ class Daemon:
                     # The box still starts: it can pair and sync, and says why it cannot answer.
                     model_error = str(exc)
                     _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
+            knowledge, knowledge_error = await self._load_knowledge()
             self.chat = ChatService(
                 self.db, provider,
                 system_prompt=s.system_prompt, context_messages=s.context_messages,
                 n_ctx=s.n_ctx, max_tokens=s.max_tokens, model_error=model_error,
+                knowledge=knowledge, knowledge_error=knowledge_error,
             )
             pin_host_addresses(s.ice_addresses)
             limiter = FailureLimiter()
-            self.peers = PeerManager(key, self.db, self.chat, limiter=limiter)
+            self.peers = PeerManager(key, self.db, self.chat, limiter=limiter,
+                                     max_upload_bytes=s.rag_max_file_bytes)
             signaling = SignalingEndpoint(key, self.agent_id, self.room_id, self.db, self.peers)
             self.pairing = PairingService(
                 self.db, led=self._make_led(), limiter=limiter,
@@ -127,6 +134,22 @@ class Daemon:
             __version__, s.host, self.port, self.pub_key,
             provider.name if provider else "none", time.monotonic() - started,
         )
+
+    async def _load_knowledge(self) -> tuple[KnowledgeBase | None, str | None]:
+        s = self.settings
+        if not s.rag:
+            return None, "disabled in the configuration (rag = false)"
+        assert self.db is not None  # noqa: S101
+        try:
+            embedder = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: Embedder.default(threads=s.n_threads)
+            )
+        except ModelUnavailable as exc:
+            _LOGGER.error("knowledge base unavailable: %s", exc)  # noqa: TRY400
+            return None, str(exc)
+        self._embedder = embedder
+        return KnowledgeBase(embedder, KnowledgeStore(self.db), top_k=s.rag_top_k,
+                             min_score=s.rag_min_score), None
 
     def _make_led(self) -> LedOutput:
         if self.settings.gpio == "off":
@@ -195,6 +218,7 @@ class Daemon:
             "pairing": "open" if self.pairing and self.pairing.window.is_open else "closed",
             "model": model.name if model else None,
             "modelError": self.chat.model_error if self.chat else None,
+            "knowledgeError": self.chat.knowledge_error if self.chat else None,
         }
 
     async def _info(self, request: web.Request) -> web.Response:
@@ -222,6 +246,9 @@ class Daemon:
         if self.chat is not None and self.chat.provider is not None:
             await self.chat.provider.aclose()
         self.chat = None
+        if self._embedder is not None:
+            self._embedder.close()
+            self._embedder = None
         if self.db is not None:
             await self.db.close()
             self.db = None

@@ -14,7 +14,7 @@ MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
 
 # Types PROTOCOL.md defines that this box does not serve yet: answered with UNSUPPORTED.
-_NOT_YET_SERVED_PREFIXES = ("rag_", "skill_", "cron_", "trace_", "approval_")
+_NOT_YET_SERVED_PREFIXES = ("skill_", "cron_", "trace_", "approval_")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +59,46 @@ class DeviceRemove:
 
 
 @dataclass(frozen=True, slots=True)
+class RagUploadStart:
+    """Begin an upload; semantic limits are checked by the upload assembler."""
+
+    upload_id: str
+    filename: str
+    total_chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class RagUploadChunk:
+    """One base64 segment of an upload."""
+
+    upload_id: str
+    index: int
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class RagList:
+    """List the stored documents."""
+
+
+@dataclass(frozen=True, slots=True)
+class RagDelete:
+    """Delete a document with its chunks and vectors."""
+
+    doc_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class Unsupported:
     """A type PROTOCOL.md defines but this box does not serve yet."""
 
     type: str
 
 
-ClientMessage = Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | Unsupported
+ClientMessage = (
+    Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | RagUploadStart | RagUploadChunk
+    | RagList | RagDelete | Unsupported
+)
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:
@@ -93,6 +126,13 @@ def _string(obj: dict[str, Any], key: str, limit: int, default: str | None = Non
         raise BadMessage("BAD_FIELD", f"{key} must be a string")
     if len(value) > limit:
         raise BadMessage("BAD_FIELD", f"{key} is longer than {limit} characters")
+    return value
+
+
+def _integer(obj: dict[str, Any], key: str) -> int:
+    value = obj.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadMessage("BAD_FIELD", f"{key} must be an integer")
     return value
 
 
@@ -131,6 +171,16 @@ def parse(obj: dict[str, Any]) -> ClientMessage:
         return DeviceList()
     if msg_type == "device_remove":
         return DeviceRemove(pub_key=_string(obj, "mobilePubKey", 64))
+    if msg_type == "rag_upload_start":
+        return RagUploadStart(_string(obj, "uploadId", 128), _string(obj, "filename", 1024),
+                              _integer(obj, "totalChunks"))
+    if msg_type == "rag_upload_chunk":
+        return RagUploadChunk(_string(obj, "uploadId", 128), _integer(obj, "index"),
+                              _string(obj, "content", MAX_MESSAGE_BYTES))
+    if msg_type == "rag_list":
+        return RagList()
+    if msg_type == "rag_delete":
+        return RagDelete(_string(obj, "docId", 64))
     if msg_type.startswith(_NOT_YET_SERVED_PREFIXES) and len(msg_type) <= 64:
         return Unsupported(type=msg_type)
     raise BadMessage("UNKNOWN_TYPE", f"unknown message type: {msg_type[:64]!r}")

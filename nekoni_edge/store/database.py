@@ -114,7 +114,8 @@ class Database:
             return await cur.fetchone()
 
     @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction under BEGIN IMMEDIATE; rolled back if the body raises."""
         async with self._write_lock:
             await self._conn.execute("BEGIN IMMEDIATE")
             try:
@@ -132,7 +133,7 @@ class Database:
 
     async def approve_device(self, pub_key: str, name: str = "") -> bool:
         """Approve a key; True if it was not approved before."""
-        async with self._transaction() as conn:
+        async with self.transaction() as conn:
             cur = await conn.execute(
                 "INSERT INTO devices (pub_key, name, approved_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (pub_key) DO NOTHING",
@@ -144,7 +145,7 @@ class Database:
 
     async def remove_device(self, pub_key: str) -> bool:
         """Revoke a key; True if it was approved."""
-        async with self._transaction() as conn:
+        async with self.transaction() as conn:
             cur = await conn.execute("DELETE FROM devices WHERE pub_key = ?", (pub_key,))
             removed = cur.rowcount == 1
         if removed:
@@ -165,7 +166,7 @@ class Database:
 
     async def touch_device(self, pub_key: str) -> None:
         """Record that the device was just seen."""
-        async with self._transaction() as conn:
+        async with self.transaction() as conn:
             await conn.execute(
                 "UPDATE devices SET last_seen = ? WHERE pub_key = ?", (now_ms(), pub_key)
             )
@@ -176,7 +177,7 @@ class Database:
         self, session_id: str, role: str, content: str, device_key: str | None = None
     ) -> StoredMessage:
         """Append one message; it is durable when this returns."""
-        async with self._transaction() as conn:
+        async with self.transaction() as conn:
             # Strictly increasing, so ``sync_<ts>`` ids are unique and ordering is total.
             ts = max(now_ms(), self._last_ts + 1)
             cur = await conn.execute(

@@ -73,3 +73,31 @@ def migrate(conn: Any) -> int:
         conn.execute("COMMIT")
         _LOGGER.info("database migrated to schema v%d", version)
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+@migration(2)
+def _knowledge(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE documents (
+            doc_id TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            chunks INTEGER NOT NULL,
+            pages INTEGER,
+            bytes INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            doc_id TEXT NOT NULL REFERENCES documents (doc_id) ON DELETE CASCADE,
+            idx INTEGER NOT NULL,
+            page INTEGER,
+            content TEXT NOT NULL,
+            UNIQUE (doc_id, idx)
+        )"""
+    )
+    # rowid = chunks.id; cosine distance, so score = 1 - distance.
+    conn.execute(
+        "CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[384] distance_metric=cosine)"
+    )

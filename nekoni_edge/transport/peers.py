@@ -16,6 +16,7 @@ from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.protocol.canonical import b64url_encode
 from nekoni_edge.protocol.handshake import AgentHandshake
 from nekoni_edge.protocol.signaling import IceCandidate
+from nekoni_edge.rag.upload import MAX_FILE_BYTES, UploadAssembler
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import rtc_configuration
@@ -49,6 +50,7 @@ class PeerManager:
         *,
         hello_timeout: float = HELLO_TIMEOUT_S,
         limiter: FailureLimiter | None = None,
+        max_upload_bytes: int = MAX_FILE_BYTES,
         clock: Callable[[], float] = time.monotonic,
         nonce_factory: Callable[[], str] = lambda: b64url_encode(secrets.token_bytes(32)),
     ) -> None:
@@ -58,6 +60,7 @@ class PeerManager:
         self._hello_timeout = hello_timeout
         self._nonce_factory = nonce_factory
         self.limiter = limiter or FailureLimiter()
+        self._max_upload_bytes = max_upload_bytes
         self._clock = clock
         self.peers: dict[str, Peer] = {}
         self._approved: set[str] = set()
@@ -122,6 +125,7 @@ class PeerManager:
             close=channel.close,
             hello_timeout=self._hello_timeout,
             revoke=self.revoke,
+            uploads=UploadAssembler(max_file_bytes=self._max_upload_bytes),
             on_auth_failed=lambda reason: self._count_failure(peer),
         )
         peer.sessions.append(session)

@@ -13,11 +13,15 @@ from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.errors import BadMessage, ModelUnavailable
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.protocol.handshake import REASON_TIMEOUT, AgentHandshake, AgentState
+from nekoni_edge.rag.extract import ExtractError
+from nekoni_edge.rag.store import Hit
+from nekoni_edge.rag.upload import UploadAssembler, UploadError
 from nekoni_edge.store.database import Database
 
 _LOGGER = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 10.0
+UPLOAD_SWEEP_S = 5.0
 
 
 class ChannelSession:
@@ -35,6 +39,8 @@ class ChannelSession:
         hello_timeout: float = HELLO_TIMEOUT_S,
         revoke: Callable[[str], Awaitable[int]] | None = None,
         on_auth_failed: Callable[[str | None], None] | None = None,
+        uploads: UploadAssembler | None = None,
+        upload_sweep_s: float = UPLOAD_SWEEP_S,
     ) -> None:
         self.label = label
         self._handshake = handshake
@@ -45,6 +51,9 @@ class ChannelSession:
         self._hello_timeout = hello_timeout
         self._revoke = revoke
         self._on_auth_failed = on_auth_failed
+        self.uploads = uploads or UploadAssembler()
+        self._upload_sweep_s = upload_sweep_s
+        self._sweeper: asyncio.TimerHandle | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._generations: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -144,24 +153,30 @@ class ChannelSession:
             self._spawn(self._run_device_list())
         elif isinstance(message, m.DeviceRemove):
             self._spawn(self._run_device_remove(message.pub_key))
+        elif isinstance(message, m.RagUploadStart | m.RagUploadChunk | m.RagList | m.RagDelete):
+            self._on_rag(message)
         elif isinstance(message, m.Unsupported):
             self.send(m.error_reply("UNSUPPORTED", f"{message.type} is not available on this box"))
 
     async def _run_chat(self, message: m.Chat) -> None:
         streamed = 0
+        sources: list[Hit] = []
         try:
             async with aclosing(
-                self._chat.reply(message.session_id, message.content, self.peer_pub_key)
+                self._chat.reply(message.session_id, message.content, self.peer_pub_key,
+                                 on_context=sources.extend)
             ) as pieces:
                 async for piece in pieces:
                     if self.closed:
                         break
                     self.send({"type": "chunk", "content": piece})
                     streamed += 1
-            if streamed:
-                self.send({"type": "message_end"})
-            else:
-                self.send({"type": "message", "content": ""})
+            end: dict[str, Any] = {"type": "message_end"} if streamed else \
+                {"type": "message", "content": ""}
+            if sources:  # (edge) what the answer was grounded on
+                end["sources"] = [{"source": h.source, "page": h.page,
+                                   "score": round(h.score, 4)} for h in sources]
+            self.send(end)
         except asyncio.CancelledError:
             if streamed:
                 self.send({"type": "message_end", "cancelled": True})
@@ -190,6 +205,94 @@ class ChannelSession:
             ],
         })
 
+    # knowledge
+
+    def _rag_error(self, message: str, upload_id: str | None = None) -> None:
+        reply: dict[str, Any] = {"type": "rag_error", "message": message}
+        if upload_id is not None:
+            reply["uploadId"] = upload_id
+        self.send(reply)
+
+    def _on_rag(
+        self, message: m.RagUploadStart | m.RagUploadChunk | m.RagList | m.RagDelete
+    ) -> None:
+        knowledge = self._chat.knowledge
+        if knowledge is None:
+            self._rag_error(f"the knowledge base is unavailable: {self._chat.knowledge_error}")
+            return
+        now = asyncio.get_running_loop().time()
+        for upload_id in self.uploads.expire(now):
+            self._rag_error("upload was idle too long and was discarded", upload_id)
+        if isinstance(message, m.RagUploadStart):
+            try:
+                self.uploads.start(message.upload_id, message.filename, message.total_chunks, now)
+            except UploadError as exc:
+                self._rag_error(exc.message, exc.upload_id)
+                return
+            self._arm_sweeper()
+        elif isinstance(message, m.RagUploadChunk):
+            filename = self.uploads.filename(message.upload_id)
+            try:
+                received, total, data = self.uploads.add(
+                    message.upload_id, message.index, message.content, now
+                )
+            except UploadError as exc:
+                self._rag_error(exc.message, exc.upload_id)
+                return
+            self.send({"type": "rag_upload_progress", "uploadId": message.upload_id,
+                       "received": received, "total": total})
+            if data is not None and filename is not None:
+                self._spawn(self._run_ingest(message.upload_id, filename, data))
+        elif isinstance(message, m.RagList):
+            self._spawn(self._run_rag_list())
+        else:
+            self._spawn(self._run_rag_delete(message.doc_id))
+
+    def _arm_sweeper(self) -> None:
+        if self._sweeper is None and not self.closed:
+            self._sweeper = asyncio.get_running_loop().call_later(
+                self._upload_sweep_s, self._sweep_uploads
+            )
+
+    def _sweep_uploads(self) -> None:
+        self._sweeper = None
+        for upload_id in self.uploads.expire(asyncio.get_running_loop().time()):
+            self._rag_error("upload was idle too long and was discarded", upload_id)
+        if self.uploads.buffered or self.uploads.in_progress:
+            self._arm_sweeper()
+
+    async def _run_ingest(self, upload_id: str, filename: str, data: bytes) -> None:
+        knowledge = self._chat.knowledge
+        assert knowledge is not None  # noqa: S101 - checked before the upload started
+
+        def progress(done: int, total: int) -> None:
+            self.send({"type": "rag_ingest_progress", "uploadId": upload_id,
+                       "chunksDone": done, "chunksTotal": total})
+
+        try:
+            result = await knowledge.ingest(filename, data, progress)
+        except ExtractError as exc:
+            self._rag_error(str(exc), upload_id)
+            return
+        except Exception:
+            _LOGGER.exception("%s: ingest of %s failed", self.label, filename)
+            self._rag_error(f"{filename}: could not be stored; see the box's log", upload_id)
+            return
+        self.send({"type": "rag_upload_response", "docId": result.doc_id,
+                   "chunks": result.chunks, "filename": result.source})
+
+    async def _run_rag_list(self) -> None:
+        assert self._chat.knowledge is not None  # noqa: S101
+        docs = await self._chat.knowledge.store.documents()
+        self.send({"type": "rag_list_response", "documents": [
+            {"doc_id": d.doc_id, "source": d.source, "chunks": d.chunks} for d in docs
+        ]})
+
+    async def _run_rag_delete(self, doc_id: str) -> None:
+        assert self._chat.knowledge is not None  # noqa: S101
+        deleted = await self._chat.knowledge.store.delete(doc_id)
+        self.send({"type": "rag_delete_response", "deleted": deleted, "docId": doc_id})
+
     async def _run_device_list(self) -> None:
         devices = await self._db.list_devices()
         self.send({
@@ -216,6 +319,9 @@ class ChannelSession:
         self.closed = True
         if self._timer is not None:
             self._timer.cancel()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        self.uploads.clear()
         for task in list(self._generations.values()):
             task.cancel()
         _LOGGER.info("%s: closed", self.label)

@@ -26,7 +26,8 @@ def test_other_types() -> None:
     assert parse_text('{"type":"cancel","sessionId":"s"}') == m.Cancel("s")
     assert parse_text('{"type":"sync","sessionId":"s","afterTimestamp":5}') == m.Sync("s", 5, False)
     assert parse_text('{"type":"sync","sessionId":"s","all":true}') == m.Sync("s", 0, True)
-    assert parse_text('{"type":"rag_list"}') == m.Unsupported("rag_list")
+    assert parse_text('{"type":"rag_list"}') == m.RagList()
+    assert parse_text('{"type":"cron_list"}') == m.Unsupported("cron_list")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""Knowledge: extract, chunk, embed (ONNX MiniLM), store (sqlite-vec), upload reassembly."""

@@ -1,0 +1,79 @@
+"""Text out of a document: plain text, any UTF-8 text, PDF page by page."""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from nekoni_edge.errors import NekoniError
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class ExtractError(NekoniError):
+    """A document cannot be read; the message names the file and says why."""
+
+    def __init__(self, filename: str, reason: str) -> None:
+        super().__init__(f"{filename}: {reason}")
+        self.filename = filename
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """Text of one page (``number`` is 1-based; None for documents without pages)."""
+
+    number: int | None
+    text: str
+
+
+def is_pdf(data: bytes) -> bool:
+    return data[:1024].lstrip().startswith(b"%PDF-")
+
+
+def pages(filename: str, data: bytes) -> Iterator[Page]:
+    """Yield the document's pages; raise ExtractError for anything unreadable or empty."""
+    produced = False
+    source = _pdf_pages(filename, data) if is_pdf(data) else _text_pages(filename, data)
+    for page in source:
+        if page.text.strip():
+            produced = True
+            yield page
+    if not produced:
+        raise ExtractError(filename, "the document has no text")
+
+
+def _text_pages(filename: str, data: bytes) -> Iterator[Page]:
+    if b"\x00" in data[:8192]:
+        raise ExtractError(filename, "looks like a binary file, not text or PDF")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ExtractError(filename, f"is not UTF-8 text (byte {exc.start})") from exc
+    yield Page(None, text)
+
+
+def _pdf_pages(filename: str, data: bytes) -> Iterator[Page]:
+    # pypdf raises its own errors and also ValueError, NotImplementedError and more on
+    # mutated files: everything at this boundary becomes an ExtractError naming the file.
+    try:
+        from pypdf import PdfReader  # noqa: PLC0415
+
+        reader = PdfReader(io.BytesIO(data))
+        encrypted = reader.is_encrypted
+        count = 0 if encrypted else len(reader.pages)
+    except Exception as exc:
+        raise ExtractError(
+            filename, f"is not a readable PDF ({type(exc).__name__}: {exc})"
+        ) from exc
+    if encrypted:
+        raise ExtractError(filename, "the PDF is encrypted; remove the password first")
+    for index in range(count):
+        try:
+            text = reader.pages[index].extract_text() or ""
+        except Exception as exc:
+            raise ExtractError(filename, f"page {index + 1} cannot be read "
+                               f"({type(exc).__name__}: {exc})") from exc
+        yield Page(index + 1, text)

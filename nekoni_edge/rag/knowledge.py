@@ -1,0 +1,117 @@
+"""The knowledge base: ingest documents, answer queries, build the context for the model."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from nekoni_edge.rag.chunk import Chunk, chunk_pages
+from nekoni_edge.rag.embed import BATCH_SIZE, Embedder
+from nekoni_edge.rag.extract import ExtractError, pages
+from nekoni_edge.rag.store import MIN_SCORE, TOP_K, Hit, KnowledgeStore
+
+_LOGGER = logging.getLogger(__name__)
+
+CONTEXT_HEADER = "Relevant context from your knowledge base:"
+TOOL_CONTENT_CHARS = 600
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """The outcome of one ingest."""
+
+    doc_id: str
+    source: str
+    chunks: int
+    pages: int | None
+    created: bool  # False: the same content was already stored
+
+
+def base_name(filename: str) -> str:
+    """Only the file's own name: a peer-supplied path never reaches the store."""
+    name = PurePath(filename.replace("\\", "/")).name.strip()
+    return name[:255] or "untitled"
+
+
+def _prepare(filename: str, data: bytes, tokenizer: Any) -> tuple[str, list[Chunk], int | None]:
+    """Extract and chunk (blocking: run in an executor). Hashes the text as it goes."""
+    digest = hashlib.sha256()
+    page_count = 0
+    numbered = False
+
+    def hashed() -> Any:
+        nonlocal page_count, numbered
+        for page in pages(filename, data):
+            digest.update(page.text.encode("utf-8"))
+            page_count += 1
+            numbered = numbered or page.number is not None
+            yield page
+
+    chunks = list(chunk_pages(hashed(), tokenizer))
+    if not chunks:
+        raise ExtractError(filename, "the document has no text")
+    return digest.hexdigest()[:16], chunks, page_count if numbered else None
+
+
+class KnowledgeBase:
+    """Ingest and retrieval over one embedder and one store."""
+
+    def __init__(
+        self, embedder: Embedder, store: KnowledgeStore, *, top_k: int = TOP_K,
+        min_score: float = MIN_SCORE,
+    ) -> None:
+        self.embedder = embedder
+        self.store = store
+        self.top_k = top_k
+        self.min_score = min_score
+
+    async def ingest(self, filename: str, data: bytes, progress: Progress | None = None
+                     ) -> Ingested:
+        """Extract, chunk, embed and store one document; nothing is stored on failure."""
+        source = base_name(filename)
+        loop = asyncio.get_running_loop()
+        doc_id, chunks, page_count = await loop.run_in_executor(
+            None, _prepare, source, data, self.embedder.tokenizer
+        )
+        existing = await self.store.has(doc_id)
+        if existing is not None:
+            _LOGGER.info("%s is already stored as %s", source, doc_id)
+            return Ingested(doc_id, existing.source, existing.chunks, existing.pages, False)
+        vectors: list[list[float]] = []
+        for start in range(0, len(chunks), BATCH_SIZE):
+            batch = chunks[start : start + BATCH_SIZE]
+            vectors.extend(await self.embedder.embed([c.text for c in batch]))
+            if progress is not None:
+                progress(len(vectors), len(chunks))
+        created = await self.store.add(doc_id, source, chunks, vectors, pages=page_count,
+                                       size=len(data))
+        return Ingested(doc_id, source, len(chunks), page_count, created)
+
+    async def search(self, query: str, top_k: int | None = None) -> list[Hit]:
+        """The chunks closest to ``query`` above the score threshold."""
+        [vector] = await self.embedder.embed([query])
+        return await self.store.search(vector, top_k=top_k or self.top_k,
+                                       min_score=self.min_score)
+
+    async def rag_query(self, query: str) -> list[dict[str, Any]]:
+        """What the ``rag_query`` tool returns: ``[{content (≤600 chars), source, score}]``."""
+        return [
+            {"content": h.content[:TOOL_CONTENT_CHARS], "source": h.source,
+             "score": round(h.score, 4)}
+            for h in await self.search(query)
+        ]
+
+
+def context_block(hits: list[Hit]) -> str:
+    """nekoni's format for retrieved context in the system prompt."""
+    if not hits:
+        return ""
+    parts = [f"[{h.source}]: {h.content}" for h in hits]
+    return CONTEXT_HEADER + "\n" + "\n---\n".join(parts)

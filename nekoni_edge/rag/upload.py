@@ -1,0 +1,150 @@
+"""Reassembly of ``rag_upload_*`` messages, sans-IO: limits checked before anything is kept."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import math
+from dataclasses import dataclass, field
+
+from nekoni_edge.errors import NekoniError
+from nekoni_edge.rag.knowledge import base_name
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_FILE_BYTES = 25 * 1024 * 1024
+MAX_SEGMENT_CHARS = 15 * 1024  # base64 text per rag_upload_chunk
+IDLE_TIMEOUT_S = 60.0
+MAX_UPLOADS_PER_PEER = 4
+PEER_MEMORY_CAP = 32 * 1024 * 1024
+MAX_UPLOAD_ID = 128
+
+
+class UploadError(NekoniError):
+    """An upload was refused; nothing of it is kept."""
+
+    def __init__(self, upload_id: str | None, message: str) -> None:
+        super().__init__(message)
+        self.upload_id = upload_id
+        self.message = message
+
+
+@dataclass
+class _Upload:
+    filename: str
+    total: int
+    parts: dict[int, bytes] = field(default_factory=dict)
+    size: int = 0
+    last_activity: float = 0.0
+
+
+class UploadAssembler:
+    """One peer's uploads in progress."""
+
+    def __init__(
+        self,
+        *,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        memory_cap: int = PEER_MEMORY_CAP,
+        idle_timeout_s: float = IDLE_TIMEOUT_S,
+    ) -> None:
+        self.max_file_bytes = max_file_bytes
+        self.memory_cap = memory_cap
+        self.idle_timeout_s = idle_timeout_s
+        self._uploads: dict[str, _Upload] = {}
+
+    @property
+    def max_chunks(self) -> int:
+        """The most segments a file of the maximum size can need."""
+        return math.ceil(self.max_file_bytes / (MAX_SEGMENT_CHARS * 3 // 4))
+
+    @property
+    def in_progress(self) -> int:
+        return len(self._uploads)
+
+    @property
+    def buffered(self) -> int:
+        return sum(u.size for u in self._uploads.values())
+
+    def start(self, upload_id: object, filename: object, total: object, now: float) -> str:
+        """``rag_upload_start``; returns the base name that will be stored."""
+        if not isinstance(upload_id, str) or not upload_id or len(upload_id) > MAX_UPLOAD_ID:
+            raise UploadError(None, "uploadId must be a non-empty string")
+        if not isinstance(filename, str) or not filename.strip():
+            raise UploadError(upload_id, "filename must be a non-empty string")
+        if isinstance(total, bool) or not isinstance(total, int) or total < 1:
+            raise UploadError(upload_id, "totalChunks must be a positive integer")
+        if total > self.max_chunks:
+            raise UploadError(upload_id, f"totalChunks {total} is more than a file of "
+                              f"{self.max_file_bytes // 2**20} MiB needs ({self.max_chunks})")
+        if upload_id in self._uploads:
+            raise UploadError(upload_id, "uploadId is already in progress")
+        if len(self._uploads) >= MAX_UPLOADS_PER_PEER:
+            raise UploadError(upload_id, f"at most {MAX_UPLOADS_PER_PEER} uploads at once")
+        name = base_name(filename)
+        self._uploads[upload_id] = _Upload(name, total, last_activity=now)
+        _LOGGER.info("upload %s started: %s in %d chunks", upload_id[:32], name, total)
+        return name
+
+    def add(self, upload_id: object, index: object, content: object, now: float
+            ) -> tuple[int, int, bytes | None]:
+        """``rag_upload_chunk``; returns (received, total, the whole file once complete)."""
+        if not isinstance(upload_id, str) or upload_id not in self._uploads:
+            raise UploadError(upload_id if isinstance(upload_id, str) else None,
+                              "no such upload in progress (send rag_upload_start first)")
+        upload = self._uploads[upload_id]
+        try:
+            part = self._checked_part(upload, upload_id, index, content)
+        except UploadError:
+            self.abort(upload_id)
+            raise
+        assert isinstance(index, int)  # noqa: S101 - checked above
+        upload.parts[index] = part
+        upload.size += len(part)
+        upload.last_activity = now
+        if len(upload.parts) < upload.total:
+            return len(upload.parts), upload.total, None
+        del self._uploads[upload_id]
+        return upload.total, upload.total, b"".join(upload.parts[i] for i in range(upload.total))
+
+    def _checked_part(self, upload: _Upload, upload_id: str, index: object, content: object
+                      ) -> bytes:
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < upload.total:
+            raise UploadError(upload_id, f"chunk index {index!r} is out of range "
+                              f"0..{upload.total - 1}")
+        if index in upload.parts:
+            raise UploadError(upload_id, f"chunk {index} was already received")
+        if not isinstance(content, str) or len(content) > MAX_SEGMENT_CHARS:
+            raise UploadError(upload_id, f"content must be base64 of at most "
+                              f"{MAX_SEGMENT_CHARS} characters")
+        try:
+            part = base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise UploadError(upload_id, f"chunk {index} is not valid base64") from exc
+        if upload.size + len(part) > self.max_file_bytes:
+            raise UploadError(upload_id, f"file is larger than "
+                              f"{self.max_file_bytes // 2**20} MiB")
+        if self.buffered + len(part) > self.memory_cap:
+            raise UploadError(upload_id, "too much upload data buffered for this device")
+        return part
+
+    def filename(self, upload_id: str) -> str | None:
+        upload = self._uploads.get(upload_id)
+        return upload.filename if upload else None
+
+    def abort(self, upload_id: str) -> None:
+        """Forget an upload and free its buffer."""
+        if self._uploads.pop(upload_id, None) is not None:
+            _LOGGER.info("upload %s aborted; buffer freed", upload_id[:32])
+
+    def expire(self, now: float) -> list[str]:
+        """Drop uploads idle for longer than the timeout; return their ids."""
+        idle = [uid for uid, u in self._uploads.items()
+                if now - u.last_activity > self.idle_timeout_s]
+        for upload_id in idle:
+            self.abort(upload_id)
+        return idle
+
+    def clear(self) -> None:
+        self._uploads.clear()
