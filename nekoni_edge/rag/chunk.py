@@ -37,14 +37,20 @@ def chunk_pages(
     index = 0
     for page in pages:
         encoding = tokenizer.encode(page.text, add_special_tokens=False)
-        offsets = encoding.offsets
+        offsets, tokens = encoding.offsets, encoding.tokens
         start = 0
         while start < len(offsets):
             end = min(start + window, len(offsets))
+            # Cut between words, not inside one ("##" marks a word's continuation piece).
+            while start + 1 < end < len(offsets) and tokens[end].startswith("##"):
+                end -= 1
             text = page.text[offsets[start][0] : offsets[end - 1][1]].strip()
             if text:
                 yield Chunk(index, page.number, text)
                 index += 1
             if end == len(offsets):
                 break
-            start = end - overlap
+            next_start = max(end - overlap, start + 1)
+            while next_start < end and tokens[next_start].startswith("##"):
+                next_start += 1
+            start = next_start

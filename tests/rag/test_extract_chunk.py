@@ -1,0 +1,78 @@
+"""Extraction (text, PDF page by page, refusals) and chunking by word pieces."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from pypdf import PdfReader, PdfWriter
+
+from nekoni_edge.rag.chunk import chunk_pages
+from nekoni_edge.rag.embed import MAX_WORD_PIECES, Embedder
+from nekoni_edge.rag.extract import ExtractError, Page, pages
+from tests.pdf import make_pdf
+
+
+def test_text_and_utf8() -> None:
+    assert list(pages("a.txt", "Grüße aus Köln".encode())) == [Page(None, "Grüße aus Köln")]
+    assert list(pages("b.md", "\ufeff# Title".encode())) == [Page(None, "# Title")]
+
+
+def test_pdf_pages_are_numbered() -> None:
+    data = make_pdf(["First page about boilers.", "", "Third page about cats."])
+    got = list(pages("doc.pdf", data))
+    assert [(p.number, p.text.strip()) for p in got] == [
+        (1, "First page about boilers."), (3, "Third page about cats.")
+    ]
+
+
+def encrypted_pdf() -> bytes:
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(make_pdf(["secret"]))))
+    writer.encrypt("hunter2")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("locked.pdf", encrypted_pdf(), "encrypted"),
+        ("broken.pdf", make_pdf(["x" * 500, "y"])[:300], "not a readable PDF"),
+        ("noise.pdf", b"%PDF-1.4\n" + bytes(range(256)) * 8, "not a readable PDF"),
+        ("photo.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(200), "binary"),
+        ("latin1.txt", "café".encode("latin-1"), "not UTF-8"),
+        ("empty.txt", b"", "no text"),
+        ("blank.txt", b"   \n\n  ", "no text"),
+        ("blank.pdf", make_pdf(["", ""]), "no text"),
+    ],
+)
+def test_refusals_name_the_file(name: str, data: bytes, reason: str) -> None:
+    with pytest.raises(ExtractError, match=reason) as info:
+        list(pages(name, data))
+    assert info.value.filename == name
+    assert str(info.value).startswith(name)
+
+
+def test_no_chunk_is_truncated_by_the_model(embedder: Embedder) -> None:
+    text = " ".join(f"Sentence {i} mentions antidisestablishmentarianism and ünïcödé." for i in
+                    range(600))
+    chunks = list(chunk_pages([Page(7, text)], embedder.tokenizer))
+    assert len(chunks) > 10
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+    assert all(c.page == 7 for c in chunks)
+    assert max(embedder.count_tokens(c.text) for c in chunks) <= MAX_WORD_PIECES
+    # consecutive chunks overlap, so a sentence cut in two is findable from either side
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        assert before.text[-40:] in after.text
+        assert after.text != before.text
+    for chunk in chunks:  # cut between words, never inside one
+        at = text.find(chunk.text)
+        end = at + len(chunk.text)
+        assert at == 0 or not text[at - 1].isalnum()
+        assert end == len(text) or not text[end].isalnum()
+
+
+def test_short_page_is_one_chunk(embedder: Embedder) -> None:
+    [chunk] = chunk_pages([Page(None, "Just a line.")], embedder.tokenizer)
+    assert chunk.text == "Just a line."
