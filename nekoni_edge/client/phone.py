@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import secrets
@@ -23,6 +24,7 @@ _LOGGER = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_S = 30.0
 REPLY_TIMEOUT_S = 120.0
+UPLOAD_SEGMENT_CHARS = 15 * 1024
 
 
 class BoxKeyChanged(NekoniError):
@@ -260,6 +262,27 @@ class PhoneClient:
                 return msg
             if msg.get("type") == "error":
                 raise ReplyError(str(msg.get("code")), str(msg.get("message")))
+
+    async def upload(
+        self, filename: str, data: bytes, *, on_message: Any = None
+    ) -> dict[str, Any]:
+        """Upload a document in base64 segments of ≤ 15 KB; return ``rag_upload_response``."""
+        segment = UPLOAD_SEGMENT_CHARS * 3 // 4
+        parts = [data[i : i + segment] for i in range(0, len(data), segment)] or [b""]
+        upload_id = f"up-{secrets.token_hex(6)}"
+        self.send({"type": "rag_upload_start", "uploadId": upload_id, "filename": filename,
+                   "totalChunks": len(parts)})
+        for index, part in enumerate(parts):
+            self.send({"type": "rag_upload_chunk", "uploadId": upload_id, "index": index,
+                       "content": base64.b64encode(part).decode("ascii")})
+        while True:
+            msg = await self.recv()
+            if on_message is not None:
+                on_message(msg)
+            if msg.get("type") == "rag_upload_response":
+                return msg
+            if msg.get("type") in ("rag_error", "error"):
+                raise ReplyError(str(msg.get("code", "RAG_ERROR")), str(msg.get("message")))
 
     async def close(self) -> None:
         """Close the channel, the peer connection and signaling."""

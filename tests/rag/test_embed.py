@@ -44,6 +44,6 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     _, tokenizer = default_model_files()
     with pytest.raises(ModelUnavailable, match="does not exist"):
         Embedder(tmp_path / "missing.onnx", tokenizer)
+    (tmp_path / "bad.onnx").write_bytes(b"not a model")
     with pytest.raises(ModelUnavailable, match="could not load"):
-        (tmp_path / "bad.onnx").write_bytes(b"not a model")
         Embedder(tmp_path / "bad.onnx", tokenizer)

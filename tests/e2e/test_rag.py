@@ -1,0 +1,136 @@
+"""Documents over the DataChannel: upload in 15 KB chunks, then answers grounded on them."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from contextlib import aclosing
+from typing import Any
+
+import pytest
+
+from nekoni_edge.client.phone import PhoneClient, ReplyError
+from nekoni_edge.daemon import Daemon
+from tests.pdf import make_pdf
+from tests.rag.corpus import DOCUMENTS
+
+pytestmark = pytest.mark.slow
+
+SECRET = ("The spare key to the shed is hidden inside the blue watering can behind the "
+          "compost heap. The shed padlock combination is 4-7-1-9.")
+
+
+async def test_upload_then_answer_uses_the_file(phone: PhoneClient, daemon: Daemon) -> None:
+    filler = "\n\n".join(f"{name}: {text}" for name, text in DOCUMENTS.items()) * 16
+    document = (filler + "\n\n" + SECRET).encode()
+    assert len(document) > 3 * 11_520  # several 15 KB segments
+    seen: list[dict[str, Any]] = []
+    reply = await phone.upload("house-notes.txt", document, on_message=seen.append)
+    assert reply["filename"] == "house-notes.txt"
+    assert reply["chunks"] > 1
+    assert len(reply["docId"]) == 16
+    progress = [m for m in seen if m["type"] == "rag_upload_progress"]
+    assert progress[-1]["received"] == progress[-1]["total"] >= 4
+    ingest = [m for m in seen if m["type"] == "rag_ingest_progress"]
+    assert ingest[-1]["chunksDone"] == ingest[-1]["chunksTotal"] == reply["chunks"]
+
+    listed = await phone.request({"type": "rag_list"}, "rag_list_response")
+    assert listed["documents"] == [{"doc_id": reply["docId"], "source": "house-notes.txt",
+                                    "chunks": reply["chunks"]}]
+
+    phone.send({"type": "message", "content": "Where is the spare key to the shed hidden?",
+                "sessionId": "rag"})
+    while (msg := await phone.recv())["type"] == "chunk":
+        pass
+    assert msg["type"] == "message_end"
+    assert msg["sources"][0]["source"] == "house-notes.txt"
+    # ... and the model really got that chunk in its system prompt
+    assert daemon.chat is not None
+    assert daemon.chat.knowledge is not None
+    [hit] = (await daemon.chat.knowledge.search("spare key shed", top_k=1))
+    assert "watering can" in hit.content
+
+    deleted = await phone.request({"type": "rag_delete", "docId": reply["docId"]},
+                                  "rag_delete_response")
+    assert deleted == {"type": "rag_delete_response", "deleted": True, "docId": reply["docId"]}
+    assert await daemon.chat.knowledge.store.counts() == (0, 0, 0)
+
+
+async def test_pdf_upload(phone: PhoneClient) -> None:
+    pdf = make_pdf([DOCUMENTS["boiler.txt"], SECRET])
+    reply = await phone.upload("../../manual.pdf", pdf)
+    assert reply["filename"] == "manual.pdf"  # only the base name
+
+
+async def rag_error(phone: PhoneClient, *messages: dict[str, Any]) -> dict[str, Any]:
+    for message in messages:
+        phone.send(message)
+    while True:
+        msg = await phone.recv()
+        if msg["type"] == "rag_error":
+            return msg
+
+
+async def test_bad_uploads_are_refused_and_nothing_is_stored(phone: PhoneClient,
+                                                             daemon: Daemon) -> None:
+    start = {"type": "rag_upload_start", "uploadId": "u1", "filename": "a.txt",
+             "totalChunks": 2}
+    chunk = {"type": "rag_upload_chunk", "uploadId": "u1", "index": 0,
+             "content": base64.b64encode(b"hello").decode()}
+    cases = [
+        ([{**start, "totalChunks": 100_000}], "totalChunks"),
+        ([start, {**chunk, "index": 7}], "out of range"),
+        ([{**start, "uploadId": "u2"}, {**chunk, "uploadId": "u2"},
+          {**chunk, "uploadId": "u2"}], "already received"),
+        ([{**start, "uploadId": "u3"}, {**chunk, "uploadId": "u3", "content": "%%%"}],
+         "base64"),
+        ([{**chunk, "uploadId": "nope"}], "no such upload"),
+    ]
+    for messages, reason in cases:
+        assert reason in (await rag_error(phone, *messages))["message"]
+    binary = await rag_error(phone, {**start, "uploadId": "u4", "totalChunks": 1},
+                             {**chunk, "uploadId": "u4",
+                              "content": base64.b64encode(b"\x00\x01\x02binary").decode()})
+    assert "a.txt" in binary["message"]
+    assert "binary" in binary["message"]
+    assert daemon.chat is not None
+    assert daemon.chat.knowledge is not None
+    assert await daemon.chat.knowledge.store.counts() == (0, 0, 0)
+    with pytest.raises(ReplyError):
+        await phone.upload("empty.txt", b"")
+
+
+async def test_oversized_file_refused(settings: Any, llama_provider: Any) -> None:
+    box = Daemon(dataclasses.replace(settings, rag_max_file_bytes=20_000),
+                 provider=llama_provider)
+    await box.start()
+    try:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        from nekoni_edge.protocol.canonical import public_key_b64
+
+        key = Ed25519PrivateKey.generate()
+        assert box.db is not None
+        await box.db.approve_device(public_key_b64(key))
+        async with PhoneClient(key, f"http://127.0.0.1:{box.port}") as phone:
+            with pytest.raises(ReplyError, match="more than a file of|larger than"):
+                await phone.upload("big.txt", b"x" * 50_000)
+    finally:
+        await box.stop()
+
+
+async def test_idle_upload_is_discarded(phone: PhoneClient, daemon: Daemon) -> None:
+    assert daemon.peers is not None
+    [peer] = daemon.peers.peers.values()
+    [session] = peer.sessions
+    session.uploads.idle_timeout_s = 0.2  # quick timing
+    session._upload_sweep_s = 0.1
+    phone.send({"type": "rag_upload_start", "uploadId": "slow", "filename": "a.txt",
+                "totalChunks": 3})
+    msg = await phone.recv(wait=10)
+    assert msg == {"type": "rag_error", "uploadId": "slow",
+                   "message": "upload was idle too long and was discarded"}
+    assert session.uploads.buffered == 0
+    assert session.uploads.in_progress == 0
+    async with aclosing(phone.ask("Say ok.", "after-idle")) as stream:
+        assert "".join([p async for p in stream]).strip()
