@@ -90,6 +90,23 @@ def build_parser() -> argparse.ArgumentParser:
     key = sub.add_parser("client-key", help="print this client's public key (to approve it)")
     key.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
 
+    ingest = sub.add_parser("ingest", help="add documents (text, Markdown, PDF) to the box's "
+                            "knowledge base")
+    _add_settings_args(ingest)
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
+
+    docs = sub.add_parser("docs", help="list or delete documents in the knowledge base")
+    _add_settings_args(docs)
+    docs_sub = docs.add_subparsers(dest="action", required=True, metavar="ACTION")
+    docs_sub.add_parser("list", help="list documents")
+    docs_delete = docs_sub.add_parser("delete", help="delete a document by id")
+    docs_delete.add_argument("doc_id")
+
+    ask = sub.add_parser("ask", help="show the knowledge-base chunks a question retrieves")
+    _add_settings_args(ask)
+    ask.add_argument("question")
+    ask.add_argument("--top-k", type=int, default=None, help="how many chunks (default 5)")
+
     devices = sub.add_parser("devices", help="approve, list and revoke phones by hand")
     _add_settings_args(devices)
     dsub = devices.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -320,16 +337,128 @@ async def _demo(args: argparse.Namespace) -> int:
             await daemon.stop()
 
 
+class _KnowledgeSession:
+    """The database and knowledge base of the box, opened by a CLI command."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.settings = _settings(args)
+
+    async def __aenter__(self) -> Any:
+        from nekoni_edge.rag.embed import Embedder  # noqa: PLC0415
+        from nekoni_edge.rag.knowledge import KnowledgeBase  # noqa: PLC0415
+        from nekoni_edge.rag.store import KnowledgeStore  # noqa: PLC0415
+        from nekoni_edge.store.database import Database  # noqa: PLC0415
+
+        s = self.settings
+        self.db = await Database.open(s.db_path)
+        try:
+            self.embedder = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: Embedder.default(threads=s.n_threads))
+        except BaseException:
+            await self.db.close()
+            raise
+        return KnowledgeBase(self.embedder, KnowledgeStore(self.db), top_k=s.rag_top_k,
+                             min_score=s.rag_min_score)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.embedder.close()
+        await self.db.close()
+
+
+def _files(paths: Sequence[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file()
+                                and not any(part.startswith(".") for part in p.parts)))
+        else:
+            found.append(path)
+    return found
+
+
+def _progress_bar(name: str) -> Any:
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r  {name[:40]:<40} [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{total} chunks")
+        sys.stderr.flush()
+    return show
+
+
+async def _ingest(args: argparse.Namespace) -> int:
+    from nekoni_edge.rag.extract import ExtractError  # noqa: PLC0415
+
+    files = _files(args.paths)
+    failed = 0
+    session = _KnowledgeSession(args)
+    limit = session.settings.rag_max_file_bytes
+    async with session as kb:
+        for number, path in enumerate(files, start=1):
+            print(f"[{number}/{len(files)}] {path}", file=sys.stderr)
+            try:
+                data = _read_document(path, limit)
+                result = await kb.ingest(path.name, data, _progress_bar(path.name))
+            except (ExtractError, OSError) as exc:
+                failed += 1
+                print(f"\n  error: {exc}", file=sys.stderr)
+                continue
+            note = "stored" if result.created else "already stored"
+            pages = f", {result.pages} pages" if result.pages else ""
+            print(f"\n  {note}: {result.doc_id} ({result.chunks} chunks{pages})",
+                  file=sys.stderr)
+    print(f"{len(files) - failed} of {len(files)} documents ingested", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _read_document(path: Path, limit: int) -> bytes:
+    from nekoni_edge.rag.extract import ExtractError  # noqa: PLC0415
+
+    if path.stat().st_size > limit:
+        raise ExtractError(path.name, f"is larger than rag_max_file_bytes ({limit} bytes)")
+    return path.read_bytes()
+
+
+async def _docs(args: argparse.Namespace) -> int:
+    from nekoni_edge.rag.store import KnowledgeStore  # noqa: PLC0415
+    from nekoni_edge.store.database import Database  # noqa: PLC0415
+
+    settings = _settings(args)
+    async with await Database.open(settings.db_path) as db:
+        store = KnowledgeStore(db)
+        if args.action == "delete":
+            deleted = await store.delete(args.doc_id)
+            print("deleted" if deleted else "not found")
+            return 0 if deleted else 1
+        for doc in await store.documents():
+            pages = f"{doc.pages} pages" if doc.pages else "-"
+            print(f"{doc.doc_id}  {doc.chunks:>5} chunks  {pages:>9}  {doc.source}")
+    return 0
+
+
+async def _ask(args: argparse.Namespace) -> int:
+    async with _KnowledgeSession(args) as kb:
+        hits = await kb.search(args.question, args.top_k)
+    if not hits:
+        print(f"nothing in the knowledge base scores above {kb.min_score}", file=sys.stderr)
+        return 1
+    for hit in hits:
+        where = f"{hit.source}" + (f" p.{hit.page}" if hit.page else "")
+        print(f"{hit.score:.3f}  [{where}]  {hit.content[:300]}")
+    return 0
+
+
 async def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; return the exit code."""
     from nekoni_edge.log import setup_logging  # noqa: PLC0415
 
     args = build_parser().parse_args(argv)
-    quiet = args.command in ("demo", "chat", "pair", "discover", "press", "client-key")
+    quiet = args.command in ("demo", "chat", "pair", "discover", "press", "client-key",
+                             "ingest", "docs", "ask")
     setup_logging(args.log_level or ("WARNING" if quiet else "INFO"))
     handlers = {"serve": _serve, "demo": _demo, "chat": _chat, "devices": _devices,
                 "client-key": _client_key_cmd, "pair": _pair, "discover": _discover,
-                "press": _press}
+                "press": _press, "ingest": _ingest, "docs": _docs, "ask": _ask}
     try:
         return await handlers[args.command](args)
     except NekoniError as exc:

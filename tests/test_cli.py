@@ -97,3 +97,28 @@ def test_demo_streams_an_answer() -> None:
     assert "box> " in result.stdout
     answer = result.stdout.split("box> ", 1)[1].strip()
     assert answer
+
+
+@pytest.mark.slow
+def test_ingest_docs_ask(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "shed.txt").write_text("The shed key is under the blue watering can.")
+    (docs / "sub" / "garden.md").write_text("Tomatoes need potash once they fruit.")
+    (docs / "photo.bin").write_bytes(b"\x00\x01\x02 binary")
+    data = ["--data-dir", str(tmp_path / "box")]
+    ingest = run("ingest", *data, str(docs))
+    assert ingest.returncode == 1  # one file was refused, and said so
+    assert "photo.bin: looks like a binary file" in ingest.stderr
+    assert "2 of 3 documents ingested" in ingest.stderr
+    assert "1/1 chunks" in ingest.stderr  # the progress bar
+    listed = run("docs", *data, "list").stdout.splitlines()
+    assert sorted(line.split()[-1] for line in listed) == ["garden.md", "shed.txt"]
+    ask = run("ask", *data, "Where is the shed key?")
+    assert ask.returncode == 0
+    first = ask.stdout.splitlines()[0]
+    assert "[shed.txt]" in first
+    assert 0.3 < float(first.split()[0]) <= 1.0
+    doc_id = next(line.split()[0] for line in listed if line.endswith("shed.txt"))
+    assert run("docs", *data, "delete", doc_id).stdout.strip() == "deleted"
+    assert run("ask", *data, "Where is the shed key?").returncode == 1
