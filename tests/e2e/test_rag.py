@@ -20,7 +20,44 @@ SECRET = ("The spare key to the shed is hidden inside the blue watering can behi
           "compost heap. The shed padlock combination is 4-7-1-9.")
 
 
-async def test_upload_then_answer_uses_the_file(phone: PhoneClient, daemon: Daemon) -> None:
+class RecordingProvider:
+    """The real llama.cpp provider, with every prompt it is given kept for inspection."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.prompts: list[Any] = []
+
+    def stream_chat(self, messages: Any, *, max_tokens: int) -> Any:
+        self.prompts.append(list(messages))
+        return self.inner.stream_chat(messages, max_tokens=max_tokens)
+
+    async def count_tokens(self, text: str) -> int:
+        return int(await self.inner.count_tokens(text))
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def test_upload_then_answer_uses_the_file(settings: Any, llama_provider: Any) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from nekoni_edge.protocol.canonical import public_key_b64
+
+    recorder = RecordingProvider(llama_provider)
+    daemon = Daemon(settings, provider=recorder)
+    await daemon.start()
+    try:
+        key = Ed25519PrivateKey.generate()
+        assert daemon.db is not None
+        await daemon.db.approve_device(public_key_b64(key))
+        async with PhoneClient(key, f"http://127.0.0.1:{daemon.port}") as phone:
+            await upload_and_ask(phone, daemon, recorder)
+    finally:
+        await daemon.stop()
+
+
+async def upload_and_ask(phone: PhoneClient, daemon: Daemon, recorder: RecordingProvider) -> None:
     filler = "\n\n".join(f"{name}: {text}" for name, text in DOCUMENTS.items()) * 16
     document = (filler + "\n\n" + SECRET).encode()
     assert len(document) > 3 * 11_520  # several 15 KB segments
@@ -44,11 +81,14 @@ async def test_upload_then_answer_uses_the_file(phone: PhoneClient, daemon: Daem
         pass
     assert msg["type"] == "message_end"
     assert msg["sources"][0]["source"] == "house-notes.txt"
-    # ... and the model really got that chunk in its system prompt
+    # ... and the model really got the file's chunk in its system prompt
+    system = recorder.prompts[-1][0]
+    assert system.role == "system"
+    assert "Relevant context from your knowledge base:" in system.content
+    assert "[house-notes.txt]: " in system.content
+    assert "blue watering can" in system.content
     assert daemon.chat is not None
     assert daemon.chat.knowledge is not None
-    [hit] = (await daemon.chat.knowledge.search("spare key shed", top_k=1))
-    assert "watering can" in hit.content
 
     deleted = await phone.request({"type": "rag_delete", "docId": reply["docId"]},
                                   "rag_delete_response")
