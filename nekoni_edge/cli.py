@@ -107,6 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--top-k", type=int, default=None, help="how many chunks (default 5)")
 
+    config = sub.add_parser("config", help="show the effective configuration")
+    _add_settings_args(config)
+    config.add_argument("action", choices=["show"])
+
+    doctor = sub.add_parser("doctor", help="check what the box needs; non-zero exit on failure")
+    _add_settings_args(doctor)
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
+
+    identity = sub.add_parser("identity", help="create (if needed) and show the box's key "
+                              "and default name")
+    _add_settings_args(identity)
+
     devices = sub.add_parser("devices", help="approve, list and revoke phones by hand")
     _add_settings_args(devices)
     dsub = devices.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -448,17 +460,43 @@ async def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _config(args: argparse.Namespace) -> int:
+    from nekoni_edge.config import describe  # noqa: PLC0415
+
+    print(describe(_settings(args)))
+    return 0
+
+
+async def _doctor(args: argparse.Namespace) -> int:
+    from nekoni_edge.doctor import as_dicts, as_table, run_checks  # noqa: PLC0415
+
+    checks = await asyncio.get_running_loop().run_in_executor(None, run_checks, _settings(args))
+    print(json.dumps(as_dicts(checks), indent=2) if args.json else as_table(checks))
+    return 1 if any(c.status == "fail" for c in checks) else 0
+
+
+async def _identity(args: argparse.Namespace) -> int:
+    from nekoni_edge.identity import box_name, load_or_create_key  # noqa: PLC0415
+    from nekoni_edge.protocol.canonical import public_key_b64  # noqa: PLC0415
+
+    key = load_or_create_key(_settings(args).key_path)
+    print(f"pubKey {public_key_b64(key)}")
+    print(f"name {box_name(key)}")
+    return 0
+
+
 async def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; return the exit code."""
     from nekoni_edge.log import setup_logging  # noqa: PLC0415
 
     args = build_parser().parse_args(argv)
     quiet = args.command in ("demo", "chat", "pair", "discover", "press", "client-key",
-                             "ingest", "docs", "ask")
+                             "ingest", "docs", "ask", "config", "doctor", "identity")
     setup_logging(args.log_level or ("WARNING" if quiet else "INFO"))
     handlers = {"serve": _serve, "demo": _demo, "chat": _chat, "devices": _devices,
                 "client-key": _client_key_cmd, "pair": _pair, "discover": _discover,
-                "press": _press, "ingest": _ingest, "docs": _docs, "ask": _ask}
+                "press": _press, "ingest": _ingest, "docs": _docs, "ask": _ask,
+                "config": _config, "doctor": _doctor, "identity": _identity}
     try:
         return await handlers[args.command](args)
     except NekoniError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -31,6 +32,7 @@ class Settings:
     model_path: Path | None = None  # None: the embedded default GGUF
     n_threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
     n_ctx: int = 4096
+    model_mmap: bool = True  # map the GGUF instead of reading it into memory
     max_tokens: int = 256
     temperature: float = 0.7
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
@@ -142,4 +144,26 @@ def load_settings(
     for key, value in overrides.items():
         if value is not None:
             values[key] = value
+    environ = os.environ if env is None else env
+    if "data_dir" not in values and environ.get("STATE_DIRECTORY"):
+        # Run as a service: systemd made StateDirectory= and told us where.
+        values["data_dir"] = Path(environ["STATE_DIRECTORY"].split(":")[0])
     return Settings(**values).validate()
+
+
+def describe(settings: Settings) -> str:
+    """The effective settings as TOML (``config show``); there are no secrets in them."""
+    lines = []
+    for f in dataclasses.fields(Settings):
+        value = getattr(settings, f.name)
+        if value is None:
+            lines.append(f"# {f.name} = (unset)")
+        elif isinstance(value, bool):
+            lines.append(f"{f.name} = {'true' if value else 'false'}")
+        elif isinstance(value, int | float):
+            lines.append(f"{f.name} = {value}")
+        elif isinstance(value, tuple):
+            lines.append(f"{f.name} = [{', '.join(json.dumps(v) for v in value)}]")
+        else:
+            lines.append(f"{f.name} = {json.dumps(str(value), ensure_ascii=False)}")
+    return "\n".join(lines)

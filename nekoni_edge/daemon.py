@@ -25,6 +25,7 @@ from nekoni_edge.rag.embed import Embedder
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.ratelimit import FailureLimiter
+from nekoni_edge.sdnotify import Notifier
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import pin_host_addresses
 from nekoni_edge.transport.peers import PeerManager
@@ -34,6 +35,7 @@ _LOGGER = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = "1"
 SIGNAL_PATH = "/signal"
+STATUS_EVERY_S = 30.0
 
 
 async def load_provider(settings: Settings) -> ModelProvider:
@@ -43,7 +45,8 @@ async def load_provider(settings: Settings) -> ModelProvider:
 
     path = settings.model_path or default_gguf()
     return await LlamaProvider.load(
-        path, n_threads=settings.n_threads, n_ctx=settings.n_ctx, temperature=settings.temperature
+        path, n_threads=settings.n_threads, n_ctx=settings.n_ctx, temperature=settings.temperature,
+        use_mmap=settings.model_mmap,
     )
 
 
@@ -255,17 +258,33 @@ class Daemon:
         self._stopped.set()
         _LOGGER.info("nekoni-edge stopped")
 
-    async def serve_forever(self) -> None:
-        """Run until SIGTERM or SIGINT, then stop cleanly."""
+    def status_line(self) -> str:
+        """One line for systemd's STATUS= and the log."""
+        model = self.chat.provider.name if self.chat and self.chat.provider else "no model"
+        peers = len(self.peers.peers) if self.peers else 0
+        return f"serving on port {self.port}; {model}; {peers} phone(s) connected"
+
+    async def serve_forever(self, notifier: Notifier | None = None) -> None:
+        """Run until SIGTERM or SIGINT, then stop cleanly; tell systemd each step."""
+        notifier = notifier or Notifier()
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
-        await self.start()
+        notifier.status("starting")
         try:
-            await stop.wait()
+            await self.start()
+            notifier.ready(self.status_line())
+            notifier.start_watchdog()
+            while not stop.is_set():
+                try:
+                    await asyncio.wait_for(stop.wait(), STATUS_EVERY_S)
+                except TimeoutError:
+                    notifier.status(self.status_line())
             _LOGGER.info("signal received; shutting down")
         finally:
+            notifier.stopping()
+            await notifier.stop_watchdog()
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(signum)
             await self.stop()

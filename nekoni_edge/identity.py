@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import stat
@@ -39,6 +40,11 @@ def load_or_create_key(path: Path) -> Ed25519PrivateKey:
     os.replace(tmp, path)
     _LOGGER.info("created identity %s (pubKey %s)", path, public_key_b64(key))
     return key
+
+
+def box_name(key: Ed25519PrivateKey) -> str:
+    """The box's default name and hostname, from its key's fingerprint: ``nekoni-1a2b3c``."""
+    return "nekoni-" + hashlib.sha256(public_key_b64(key).encode("ascii")).hexdigest()[:6]
 
 
 def _load(path: Path) -> Ed25519PrivateKey:

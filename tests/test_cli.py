@@ -122,3 +122,37 @@ def test_ingest_docs_ask(tmp_path: Path) -> None:
     doc_id = next(line.split()[0] for line in listed if line.endswith("shed.txt"))
     assert run("docs", *data, "delete", doc_id).stdout.strip() == "deleted"
     assert run("ask", *data, "Where is the shed key?").returncode == 1
+
+
+def test_config_show_is_the_effective_config(tmp_path: Path) -> None:
+    import tomllib
+
+    conf = tmp_path / "c.toml"
+    conf.write_text('agent_name = "kitchen"\n')
+    shown = run("config", "show", "--config", str(conf),
+                env={**os.environ, "NEKONI_PORT": "9001"})
+    assert shown.returncode == 0, shown.stderr
+    values = tomllib.loads(shown.stdout)
+    assert values["port"] == 9001
+    assert values["agent_name"] == "kitchen"
+    assert values["ice_addresses"] == []
+    bad = run("config", "show", env={**os.environ, "NEKONI_PORT": "x"})
+    assert bad.returncode == 1
+    assert "port" in bad.stderr
+
+
+def test_state_directory_from_systemd(tmp_path: Path) -> None:
+    from nekoni_edge.config import load_settings
+
+    assert load_settings(env={"STATE_DIRECTORY": f"{tmp_path}:/other"}).data_dir == tmp_path
+    assert load_settings(env={}).data_dir == Path("var")
+
+
+def test_identity_names_the_box(tmp_path: Path) -> None:
+    first = run("identity", "--data-dir", str(tmp_path)).stdout.splitlines()
+    again = run("identity", "--data-dir", str(tmp_path)).stdout.splitlines()
+    assert first == again
+    assert first[0].startswith("pubKey ")
+    name = first[1].removeprefix("name ")
+    assert len(name) == len("nekoni-") + 6
+    assert name.startswith("nekoni-")

@@ -79,7 +79,8 @@ class LlamaProvider:
 
     @classmethod
     async def load(
-        cls, path: Path, *, n_threads: int, n_ctx: int, temperature: float = 0.7, seed: int = -1
+        cls, path: Path, *, n_threads: int, n_ctx: int, temperature: float = 0.7, seed: int = -1,
+        use_mmap: bool = True,
     ) -> LlamaProvider:
         """Load the model in its worker thread; raise ModelUnavailable on any failure."""
         check_model_file(path)
@@ -94,6 +95,7 @@ class LlamaProvider:
                 n_threads=n_threads,
                 n_ctx=n_ctx,
                 seed=seed,
+                use_mmap=use_mmap,
                 verbose=False,
             )
 

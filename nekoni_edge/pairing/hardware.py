@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -39,14 +40,16 @@ class GpioButton:
         bounce_s: float = BOUNCE_S,
     ) -> None:
         from gpiozero import Button  # noqa: PLC0415 - hardware library, adapter only
-        from gpiozero.exc import BadPinFactory, GPIOZeroError  # noqa: PLC0415
+        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback  # noqa: PLC0415
 
         loop = asyncio.get_running_loop()
         try:
-            self._button = Button(
-                pin, pull_up=pull_up, bounce_time=bounce_s,
-                hold_time=LONG_PRESS_S if hold_s is None else hold_s,
-            )
+            with warnings.catch_warnings():  # each failed pin factory warns; we log one line
+                warnings.simplefilter("ignore", PinFactoryFallback)
+                self._button = Button(
+                    pin, pull_up=pull_up, bounce_time=bounce_s,
+                    hold_time=LONG_PRESS_S if hold_s is None else hold_s,
+                )
         except (BadPinFactory, GPIOZeroError, OSError) as exc:
             raise GpioUnavailable(str(exc)) from exc
         self._held = False
@@ -77,10 +80,12 @@ class GpioLed:
 
     def __init__(self, pin: int) -> None:
         from gpiozero import LED  # noqa: PLC0415
-        from gpiozero.exc import BadPinFactory, GPIOZeroError  # noqa: PLC0415
+        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback  # noqa: PLC0415
 
         try:
-            self._led: Any = LED(pin)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", PinFactoryFallback)
+                self._led: Any = LED(pin)
         except (BadPinFactory, GPIOZeroError, OSError) as exc:
             raise GpioUnavailable(str(exc)) from exc
         self.pattern = Led.OFF

