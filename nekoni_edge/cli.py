@@ -365,7 +365,8 @@ class _KnowledgeSession:
         self.db = await Database.open(s.db_path)
         try:
             self.embedder = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: Embedder.default(threads=s.n_threads))
+                None, lambda: Embedder.default(threads=s.n_threads,
+                                               fold_weights=s.embedder_fold_weights))
         except BaseException:
             await self.db.close()
             raise

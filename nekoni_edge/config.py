@@ -31,7 +31,7 @@ class Settings:
     agent_name: str = "nekoni-edge"
     model_path: Path | None = None  # None: the embedded default GGUF
     n_threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
-    n_ctx: int = 4096
+    n_ctx: int = 2048  # KV cache memory grows with it (≈ 47 MiB per 1k for SmolLM2-135M)
     model_mmap: bool = True  # map the GGUF instead of reading it into memory
     max_tokens: int = 256
     temperature: float = 0.7
@@ -45,6 +45,8 @@ class Settings:
     rag_top_k: int = 5
     rag_min_score: float = 0.3
     rag_max_file_bytes: int = 25 * 1024 * 1024
+    # Fold the int8 embedder to fp32 at load: ~1.5x faster on x86, +125 MiB resident.
+    embedder_fold_weights: bool = False
     # Discovery and pairing
     mdns: bool = True
     # Addresses to advertise and answer mDNS on; empty means every interface.

@@ -145,7 +145,8 @@ class Daemon:
         assert self.db is not None  # noqa: S101
         try:
             embedder = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: Embedder.default(threads=s.n_threads)
+                None, lambda: Embedder.default(threads=s.n_threads,
+                                               fold_weights=s.embedder_fold_weights)
             )
         except ModelUnavailable as exc:
             _LOGGER.error("knowledge base unavailable: %s", exc)  # noqa: TRY400

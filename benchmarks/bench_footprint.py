@@ -1,0 +1,127 @@
+"""The box's footprint: cold start to ready (model mmapped or read), idle RSS, RSS during a
+generation, database size after 10k messages; against the Pi 4 (2 GiB) budget of model size
++ 150 MiB idle overhead. Run: ``.venv/bin/python -m benchmarks.bench_footprint``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.client.phone import PhoneClient
+from nekoni_edge.llm.models import default_gguf
+from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.store.database import Database
+from nekoni_edge.transport.ice import pin_host_addresses
+
+BUDGET_OVERHEAD_MIB = 150
+PORT = 18470
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def start_daemon(data_dir: Path, mmap: bool) -> tuple[subprocess.Popen[bytes], float, Path]:
+    """Start `nekoni-edge serve`; return it and the seconds until it sent READY=1."""
+    notify = data_dir.parent / f"notify-{time.monotonic_ns()}"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(notify))
+    sock.settimeout(120)
+    env = {**os.environ, "NOTIFY_SOCKET": str(notify), "NEKONI_MODEL_MMAP": str(mmap).lower(),
+           "NEKONI_ICE_ADDRESSES": "127.0.0.1", "NEKONI_MDNS": "false", "NEKONI_GPIO": "off",
+           "NEKONI_MAX_TOKENS": "128", "NEKONI_TEMPERATURE": "0"}
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "nekoni_edge", "serve", "--data-dir",
+                             str(data_dir), "--host", "127.0.0.1", "--port", str(PORT)],
+                            env=env, stderr=subprocess.DEVNULL)
+    try:
+        while b"READY=1" not in sock.recv(4096):
+            pass
+    finally:
+        sock.close()
+    return proc, time.perf_counter() - started, notify
+
+
+async def rss_during_generation(pid: int, key: Ed25519PrivateKey) -> float:
+    pin_host_addresses(["127.0.0.1"])
+    peak = rss_mib(pid)
+    async with PhoneClient(key, f"http://127.0.0.1:{PORT}") as phone:
+        phone.send({"type": "message", "content": "Write a long story about a lighthouse.",
+                    "sessionId": "bench"})
+        while True:
+            try:
+                msg = await phone.recv(wait=0.05)
+            except TimeoutError:
+                msg = {"type": "wait"}
+            peak = max(peak, rss_mib(pid))
+            if msg["type"] in ("message_end", "message", "error"):
+                return peak
+
+
+async def db_size_after(messages: int, path: Path) -> int:
+    async with await Database.open(path) as db:
+        for i in range(messages):
+            await db.append_message(f"s{i % 20}", "user" if i % 2 else "assistant",
+                                    f"message number {i}: " + "lorem ipsum dolor sit amet " * 4)
+        await db.execute_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--messages", type=int, default=10_000)
+    args = parser.parse_args()
+    model_mib = default_gguf().stat().st_size / 2**20
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = {}
+        for mmap in (True, False):
+            starts, idles, peaks = [], [], []
+            for run in range(args.runs):
+                data_dir = Path(tmp) / f"box-{mmap}-{run}"
+                key = Ed25519PrivateKey.generate()
+                subprocess.run([sys.executable, "-m", "nekoni_edge", "devices", "--data-dir",
+                                str(data_dir), "add", public_key_b64(key)], check=True,
+                               capture_output=True)
+                proc, ready_s, _ = start_daemon(data_dir, mmap)
+                try:
+                    time.sleep(2)
+                    idles.append(rss_mib(proc.pid))
+                    peaks.append(asyncio.run(rss_during_generation(proc.pid, key)))
+                finally:
+                    proc.terminate()
+                    proc.wait(30)
+                starts.append(ready_s)
+            rows[mmap] = (statistics.median(starts), statistics.median(idles),
+                          statistics.median(peaks))
+        db_bytes = asyncio.run(db_size_after(args.messages, Path(tmp) / "size.sqlite"))
+
+    print(f"model {default_gguf().name}: {model_mib:.0f} MiB; medians of {args.runs} runs")
+    print(f"{'model loading':<16}{'start→READY s':>15}{'idle RSS MiB':>14}"
+          f"{'gen. RSS MiB':>14}{'overhead MiB':>14}")
+    for mmap, (start, idle, peak) in rows.items():
+        print(f"{'mmap' if mmap else 'read':<16}{start:>15.2f}{idle:>14.0f}{peak:>14.0f}"
+              f"{idle - model_mib:>14.0f}")
+    overhead = rows[True][1] - model_mib
+    verdict = "within" if overhead <= BUDGET_OVERHEAD_MIB else "OVER"
+    print(f"budget (Pi 4, 2 GiB): model + {BUDGET_OVERHEAD_MIB} MiB idle overhead -> "
+          f"{verdict} ({overhead:.0f} MiB over the model's {model_mib:.0f} MiB)")
+    print(f"database after {args.messages} messages: {db_bytes / 2**20:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main()
