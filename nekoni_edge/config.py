@@ -40,6 +40,10 @@ class Settings:
     # Addresses ICE may offer; empty means every interface of the box.
     ice_addresses: tuple[str, ...] = ()
     log_level: str = "INFO"
+    # Agent
+    tools: bool = True  # the ReAct tool loop (get_time, device_status, rag_query)
+    trace_ring_size: int = 10_000
+    cron_tick_s: float = 15.0
     # Knowledge base
     rag: bool = True
     rag_top_k: int = 5

@@ -7,12 +7,15 @@ import hashlib
 import logging
 import signal
 import time
+from contextlib import aclosing
 from typing import Any
 
 from aiohttp import web
 
 from nekoni_edge import __version__
+from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.agent.tools import ToolRegistry
 from nekoni_edge.config import Settings
 from nekoni_edge.discovery import Advertiser
 from nekoni_edge.errors import ModelUnavailable
@@ -26,7 +29,10 @@ from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.sdnotify import Notifier
-from nekoni_edge.store.database import Database
+from nekoni_edge.skills.scheduler import Scheduler, run_skill
+from nekoni_edge.skills.store import Skill, SkillStore
+from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.traces import Tracer
 from nekoni_edge.transport.ice import pin_host_addresses
 from nekoni_edge.transport.peers import PeerManager
 from nekoni_edge.transport.signaling_server import SignalingEndpoint
@@ -65,6 +71,7 @@ class Daemon:
         self._control: ControlServer | None = None
         self._hardware: list[Any] = []
         self._embedder: Embedder | None = None
+        self.scheduler: Scheduler | None = None
         self.port = 0
         self.pub_key = ""
         self.room_id = ""
@@ -92,12 +99,26 @@ class Daemon:
                     model_error = str(exc)
                     _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
             knowledge, knowledge_error = await self._load_knowledge()
+            tools = ToolRegistry()
+            if s.tools:
+                register_builtins(tools, data_dir=s.data_dir, knowledge=knowledge)
             self.chat = ChatService(
                 self.db, provider,
                 system_prompt=s.system_prompt, context_messages=s.context_messages,
                 n_ctx=s.n_ctx, max_tokens=s.max_tokens, model_error=model_error,
-                knowledge=knowledge, knowledge_error=knowledge_error,
+                knowledge=knowledge, knowledge_error=knowledge_error, tools=tools,
+                tracer=Tracer(self.db, s.trace_ring_size),
             )
+            chat = self.chat
+
+            async def scheduled(skill: Skill) -> str:
+                async with aclosing(run_skill(chat, skill)) as stream:
+                    return "".join([piece async for piece in stream])
+
+            if provider is not None:
+                self.scheduler = Scheduler(SkillStore(self.db), scheduled, clock_ms=now_ms,
+                                           tick_s=s.cron_tick_s)
+                self.scheduler.start()
             pin_host_addresses(s.ice_addresses)
             limiter = FailureLimiter()
             self.peers = PeerManager(key, self.db, self.chat, limiter=limiter,
@@ -241,6 +262,9 @@ class Daemon:
         self._hardware.clear()
         if self.pairing is not None:
             await self.pairing.stop()
+        if self.scheduler is not None:
+            await self.scheduler.stop()
+            self.scheduler = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from nekoni_edge.errors import ModelUnavailable
-from nekoni_edge.llm.provider import ChatTurn
+from nekoni_edge.llm.provider import ChatTurn, Usage
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class LlamaProvider:
         return self._waiting
 
     async def stream_chat(
-        self, messages: Sequence[ChatTurn], *, max_tokens: int
+        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None
     ) -> AsyncGenerator[str, None]:
         """Yield reply pieces; closing the iterator stops llama.cpp at the next token."""
         self._waiting += 1
@@ -141,12 +141,17 @@ class LlamaProvider:
                         temperature=self._temperature,
                         stream=True,
                     )
+                    produced = 0
                     for chunk in stream:
                         if cancel.is_set():
                             break
                         piece = chunk["choices"][0]["delta"].get("content")
                         if piece:
+                            produced += 1  # llama-cpp-python streams one token a chunk
                             put("piece", piece)
+                    if usage is not None:
+                        usage.completion_tokens = produced
+                        usage.prompt_tokens = max(0, int(self._llm.n_tokens) - produced)
                 except Exception as exc:  # reported to the caller, not lost in the thread
                     put("error", exc)
                 finally:
@@ -173,6 +178,48 @@ class LlamaProvider:
                 await _wait_uncancellable(done)
         finally:
             self._lock.release()
+
+    async def complete_structured(
+        self, messages: Sequence[ChatTurn], schema: dict[str, Any], *, max_tokens: int,
+        usage: Usage | None = None,
+    ) -> str:
+        """One non-streamed reply whose tokens are constrained by a grammar from ``schema``."""
+        import json  # noqa: PLC0415
+
+        from llama_cpp.llama_grammar import LlamaGrammar  # noqa: PLC0415
+
+        prompt = [{"role": m.role, "content": m.content} for m in messages]
+
+        def generate() -> dict[str, Any]:
+            grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+            result: dict[str, Any] = self._llm.create_chat_completion(
+                messages=prompt, max_tokens=max_tokens, temperature=0.0, grammar=grammar
+            )
+            return result
+
+        self._waiting += 1
+        try:
+            await self._lock.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            future = asyncio.get_running_loop().run_in_executor(self._executor, generate)
+            try:
+                result = await asyncio.shield(future)
+            except asyncio.CancelledError:
+                await _wait_uncancellable(future)  # type: ignore[arg-type]
+                raise
+        except Exception as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise ModelUnavailable(f"structured generation failed: {exc}") from exc
+        finally:
+            self.generations += 1
+            self._lock.release()
+        if usage is not None:
+            usage.prompt_tokens = int(result["usage"]["prompt_tokens"])
+            usage.completion_tokens = int(result["usage"]["completion_tokens"])
+        return str(result["choices"][0]["message"]["content"] or "")
 
     async def count_tokens(self, text: str) -> int:
         """Token count with the model's own tokenizer (read-only; safe beside a generation)."""

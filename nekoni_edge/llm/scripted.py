@@ -3,36 +3,67 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator, Sequence
+from typing import Any
 
-from nekoni_edge.llm.provider import ChatTurn
+from nekoni_edge.llm.provider import ChatTurn, Usage
+
+Step = list[str] | str | dict[str, Any]
 
 
 class ScriptedProvider:
-    """Replies with the next scripted answer, piece by piece; records every prompt."""
+    """Plays a script: a list of pieces answers a streamed call, a str or dict answers a
+    structured call. Every prompt is recorded; running out or a mismatch names the step."""
 
     name = "scripted"
 
-    def __init__(self, replies: Sequence[Sequence[str]], *, delay: float = 0.0) -> None:
-        self._replies = [list(r) for r in replies]
+    def __init__(self, steps: Sequence[Step], *, delay: float = 0.0) -> None:
+        self._steps = list(steps)
         self._delay = delay
         self.prompts: list[list[ChatTurn]] = []
+        self.schemas: list[dict[str, Any]] = []
         self._lock = asyncio.Lock()
 
+    def _next(self, messages: Sequence[ChatTurn], kind: str) -> Step:
+        self.prompts.append(list(messages))
+        where = f"step {len(self.prompts)} ({kind}) for {messages[-1].content[:60]!r}"
+        if not self._steps:
+            raise AssertionError(f"scripted provider ran out of replies at prompt "
+                                 f"{len(self.prompts)}: {where}")
+        step = self._steps.pop(0)
+        wants_stream = kind == "stream"
+        if isinstance(step, list) != wants_stream:
+            raise AssertionError(f"scripted provider: {where} got {type(step).__name__}")
+        return step
+
     async def stream_chat(
-        self, messages: Sequence[ChatTurn], *, max_tokens: int
+        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None
     ) -> AsyncGenerator[str, None]:
         async with self._lock:
-            self.prompts.append(list(messages))
-            if not self._replies:
-                raise AssertionError(
-                    f"scripted provider ran out of replies at prompt {len(self.prompts)}: "
-                    f"{messages[-1].content!r}"
-                )
-            for piece in self._replies.pop(0)[:max_tokens]:
+            step = self._next(messages, "stream")
+            assert isinstance(step, list)
+            pieces = step[:max_tokens]
+            if usage is not None:
+                usage.prompt_tokens = sum(len(m.content.split()) for m in messages)
+                usage.completion_tokens = len(pieces)
+            for piece in pieces:
                 if self._delay:
                     await asyncio.sleep(self._delay)
                 yield piece
+
+    async def complete_structured(
+        self, messages: Sequence[ChatTurn], schema: dict[str, Any], *, max_tokens: int,
+        usage: Usage | None = None,
+    ) -> str:
+        async with self._lock:
+            self.schemas.append(schema)
+            step = self._next(messages, "structured")
+            text = step if isinstance(step, str) else json.dumps(step)
+            if usage is not None:
+                usage.prompt_tokens = sum(len(m.content.split()) for m in messages)
+                usage.completion_tokens = len(text.split())
+            return text
 
     async def count_tokens(self, text: str) -> int:
         return len(text.split())

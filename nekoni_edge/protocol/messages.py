@@ -14,7 +14,10 @@ MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
 
 # Types PROTOCOL.md defines that this box does not serve yet: answered with UNSUPPORTED.
-_NOT_YET_SERVED_PREFIXES = ("skill_", "cron_", "trace_", "approval_")
+SKILL_TYPES = frozenset({
+    "skill_list", "skill_create", "skill_update", "skill_delete", "skill_run",
+    "cron_list", "cron_create", "cron_update", "cron_delete",
+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,15 +92,31 @@ class RagDelete:
 
 
 @dataclass(frozen=True, slots=True)
-class Unsupported:
-    """A type PROTOCOL.md defines but this box does not serve yet."""
+class SkillRequest:
+    """A ``skill_*`` / ``cron_*`` request; its fields are checked by the skill store."""
 
     type: str
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSubscription:
+    """(edge) start or stop streaming TraceEvents to this peer."""
+
+    subscribe: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalDecision:
+    """The owner's answer to an ``approval_request``."""
+
+    approval_id: str
+    approved: bool
 
 
 ClientMessage = (
     Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | RagUploadStart | RagUploadChunk
-    | RagList | RagDelete | Unsupported
+    | RagList | RagDelete | SkillRequest | TraceSubscription | ApprovalDecision
 )
 
 
@@ -181,6 +200,13 @@ def parse(obj: dict[str, Any]) -> ClientMessage:
         return RagList()
     if msg_type == "rag_delete":
         return RagDelete(_string(obj, "docId", 64))
-    if msg_type.startswith(_NOT_YET_SERVED_PREFIXES) and len(msg_type) <= 64:
-        return Unsupported(type=msg_type)
+    if msg_type in SKILL_TYPES:
+        return SkillRequest(msg_type, {k: v for k, v in obj.items() if k != "type"})
+    if msg_type in ("trace_subscribe", "trace_unsubscribe"):
+        return TraceSubscription(msg_type == "trace_subscribe")
+    if msg_type == "approval_decision":
+        approved = obj.get("approved")
+        if not isinstance(approved, bool):
+            raise BadMessage("BAD_FIELD", "approved must be a boolean")
+        return ApprovalDecision(_string(obj, "approvalId", 128), approved)
     raise BadMessage("UNKNOWN_TYPE", f"unknown message type: {msg_type[:64]!r}")

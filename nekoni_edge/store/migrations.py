@@ -101,3 +101,48 @@ def _knowledge(conn: Any) -> None:
     conn.execute(
         "CREATE VIRTUAL TABLE vec_chunks USING vec0(embedding float[384] distance_metric=cosine)"
     )
+
+
+@migration(3)
+def _agent(conn: Any) -> None:
+    conn.execute(
+        """CREATE TABLE traces (
+            id INTEGER PRIMARY KEY,
+            event_id TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            timestamp INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            data TEXT NOT NULL,
+            parent_id TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX traces_session ON traces (session_id, id)")
+    conn.execute(
+        """CREATE TABLE turns (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            llm_calls INTEGER NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            created_at INTEGER NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE skills (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            description TEXT NOT NULL DEFAULT '',
+            prompt TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE cron_jobs (
+            id TEXT PRIMARY KEY,
+            skill_id TEXT NOT NULL REFERENCES skills (id) ON DELETE CASCADE,
+            cron_expression TEXT NOT NULL,
+            enabled INTEGER NOT NULL DEFAULT 1,
+            last_run INTEGER,
+            created_at INTEGER NOT NULL
+        )"""
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
@@ -16,12 +17,16 @@ from nekoni_edge.protocol.handshake import REASON_TIMEOUT, AgentHandshake, Agent
 from nekoni_edge.rag.extract import ExtractError
 from nekoni_edge.rag.store import Hit
 from nekoni_edge.rag.upload import UploadAssembler, UploadError
+from nekoni_edge.skills.scheduler import run_skill, skill_session
+from nekoni_edge.skills.store import SkillError, SkillStore
 from nekoni_edge.store.database import Database
+from nekoni_edge.traces import TraceEvent
 
 _LOGGER = logging.getLogger(__name__)
 
 HELLO_TIMEOUT_S = 10.0
 UPLOAD_SWEEP_S = 5.0
+APPROVAL_TIMEOUT_S = 60.0
 
 
 class ChannelSession:
@@ -41,6 +46,7 @@ class ChannelSession:
         on_auth_failed: Callable[[str | None], None] | None = None,
         uploads: UploadAssembler | None = None,
         upload_sweep_s: float = UPLOAD_SWEEP_S,
+        approval_timeout: float = APPROVAL_TIMEOUT_S,
     ) -> None:
         self.label = label
         self._handshake = handshake
@@ -54,6 +60,9 @@ class ChannelSession:
         self.uploads = uploads or UploadAssembler()
         self._upload_sweep_s = upload_sweep_s
         self._sweeper: asyncio.TimerHandle | None = None
+        self._approvals: dict[str, asyncio.Future[bool]] = {}
+        self._approval_timeout = approval_timeout
+        self._tracing = False
         self._timer: asyncio.TimerHandle | None = None
         self._generations: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -155,8 +164,14 @@ class ChannelSession:
             self._spawn(self._run_device_remove(message.pub_key))
         elif isinstance(message, m.RagUploadStart | m.RagUploadChunk | m.RagList | m.RagDelete):
             self._on_rag(message)
-        elif isinstance(message, m.Unsupported):
-            self.send(m.error_reply("UNSUPPORTED", f"{message.type} is not available on this box"))
+        elif isinstance(message, m.SkillRequest):
+            self._spawn(self._run_skill_request(message))
+        elif isinstance(message, m.TraceSubscription):
+            self._set_trace_subscription(message.subscribe)
+        elif isinstance(message, m.ApprovalDecision):
+            pending = self._approvals.pop(message.approval_id, None)
+            if pending is not None and not pending.done():  # each approval is used once
+                pending.set_result(message.approved)
 
     async def _run_chat(self, message: m.Chat) -> None:
         streamed = 0
@@ -164,7 +179,7 @@ class ChannelSession:
         try:
             async with aclosing(
                 self._chat.reply(message.session_id, message.content, self.peer_pub_key,
-                                 on_context=sources.extend)
+                                 on_context=sources.extend, approve=self._approve)
             ) as pieces:
                 async for piece in pieces:
                     if self.closed:
@@ -204,6 +219,83 @@ class ChannelSession:
                 for r in rows
             ],
         })
+
+    async def _approve(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """Ask the phone to approve a tool call; no answer in time is a no."""
+        approval_id = f"ap_{secrets.token_hex(8)}"
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._approvals[approval_id] = future
+        self.send({"type": "approval_request", "approvalId": approval_id, "tool": tool,
+                   "arguments": arguments})
+        try:
+            return await asyncio.wait_for(future, self._approval_timeout)
+        except TimeoutError:
+            _LOGGER.info("%s: approval %s timed out: denied", self.label, approval_id)
+            return False
+        finally:
+            self._approvals.pop(approval_id, None)
+
+    def _on_trace(self, event: TraceEvent) -> None:
+        self.send({"type": "trace", "event": event.wire()})
+
+    def _set_trace_subscription(self, on: bool) -> None:
+        if on and not self._tracing:
+            self._chat.tracer.subscribe(self._on_trace)
+        elif not on and self._tracing:
+            self._chat.tracer.unsubscribe(self._on_trace)
+        self._tracing = on
+        self.send({"type": "trace_subscribed" if on else "trace_unsubscribed"})
+
+    async def _run_skill_request(self, message: m.SkillRequest) -> None:
+        try:
+            await self._skill_request(message.type, message.fields)
+        except SkillError as exc:
+            self.send({"type": "skill_error", "message": str(exc)})
+        except ModelUnavailable as exc:
+            self.send({"type": "skill_error", "message": str(exc)})
+        except Exception:
+            _LOGGER.exception("%s: %s failed", self.label, message.type)
+            self.send({"type": "skill_error", "message": f"{message.type} failed; see the log"})
+
+    async def _skill_request(self, kind: str, f: dict[str, Any]) -> None:
+        store = SkillStore(self._db)
+        if kind == "skill_list":
+            self.send({"type": "skill_list_response",
+                       "skills": [s.wire() for s in await store.skills()]})
+        elif kind == "skill_create":
+            skill = await store.create_skill(f.get("name"), f.get("prompt"), f.get("description"))
+            self.send({"type": "skill_response", "skill": skill.wire()})
+        elif kind == "skill_update":
+            skill = await store.update_skill(f.get("skillId"), f)
+            self.send({"type": "skill_response", "skill": skill.wire()})
+        elif kind == "skill_delete":
+            deleted = await store.delete_skill(f.get("skillId"))
+            self.send({"type": "skill_delete_response", "deleted": deleted,
+                       "skillId": f.get("skillId")})
+        elif kind == "skill_run":
+            skill = await store.skill(f.get("skillId"))
+            session = skill_session(skill)
+            pieces: list[str] = []
+            async with aclosing(run_skill(self._chat, skill)) as stream:
+                async for piece in stream:
+                    pieces.append(piece)
+                    self.send({"type": "chunk", "content": piece, "sessionId": session})
+            self.send({"type": "message_end", "sessionId": session})
+            self.send({"type": "skill_run_response", "skillId": skill.id,
+                       "result": "".join(pieces).strip()})
+        elif kind == "cron_list":
+            self.send({"type": "cron_list_response",
+                       "jobs": [j.wire() for j in await store.jobs()]})
+        elif kind == "cron_create":
+            job = await store.create_job(f.get("skillId"), f.get("cronExpression"),
+                                         f.get("enabled", True))
+            self.send({"type": "cron_response", "job": job.wire()})
+        elif kind == "cron_update":
+            job = await store.update_job(f.get("id"), f)
+            self.send({"type": "cron_response", "job": job.wire()})
+        elif kind == "cron_delete":
+            deleted = await store.delete_job(f.get("id"))
+            self.send({"type": "cron_delete_response", "deleted": deleted, "id": f.get("id")})
 
     # knowledge
 
@@ -322,6 +414,11 @@ class ChannelSession:
         if self._sweeper is not None:
             self._sweeper.cancel()
         self.uploads.clear()
+        if self._tracing:
+            self._chat.tracer.unsubscribe(self._on_trace)
+        for pending in self._approvals.values():
+            if not pending.done():
+                pending.set_result(False)
         for task in list(self._generations.values()):
             task.cancel()
         _LOGGER.info("%s: closed", self.label)

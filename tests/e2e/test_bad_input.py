@@ -21,7 +21,6 @@ GARBAGE = [
     ('{"type": "message", "content": "hi", "sessionId": {"a": 1}}', "BAD_FIELD"),
     ('{"type": "sync", "sessionId": "s", "afterTimestamp": "yesterday"}', "BAD_FIELD"),
     ('{"type": ["ping"]}', "BAD_FIELD"),
-    ('{"type": "skill_list"}', "UNSUPPORTED"),
     ('{"type": "rag_upload_chunk", "uploadId": "u", "index": "0", "content": ""}', "BAD_FIELD"),
     (json.dumps({"type": "message", "content": "x" * 100_000}), "MESSAGE_TOO_LARGE"),
 ]

@@ -51,7 +51,8 @@ async def test_two_clients_at_once(daemon: Daemon) -> None:
     assert answer_a.strip()
     assert answer_b.strip()
     for session, answer in (("session-a", answer_a), ("session-b", answer_b)):
-        logged = await daemon.db.messages_after(session, 0, all_roles=True)
+        logged = [m for m in await daemon.db.messages_after(session, 0, all_roles=True)
+                  if m.role != "tool"]  # the model may have called a tool first
         assert [m.role for m in logged] == ["user", "assistant"]
         assert logged[1].content == answer.strip()
 
@@ -63,7 +64,7 @@ async def test_sync_returns_both_messages_of_a_turn(phone: PhoneClient) -> None:
         {"type": "sync", "sessionId": "sync-test", "afterTimestamp": 0, "all": True},
         "sync_response",
     )
-    msgs = every["messages"]
+    msgs = [m for m in every["messages"] if m["role"] != "tool"]
     assert [m["role"] for m in msgs] == ["user", "assistant"]
     assert msgs[0]["content"] == "Say yes."
     assert msgs[1]["content"] == answer.strip()
@@ -110,7 +111,7 @@ async def test_disconnect_mid_answer_frees_the_model(settings: Any, llama_provid
         assert a.client_id not in box.peers.peers
         # what was streamed before the phone vanished is still in the log
         logged = await box.db.messages_after("vanish", 0, all_roles=True)
-        assert [m.role for m in logged] == ["user", "assistant"]
+        assert [m.role for m in logged if m.role != "tool"] == ["user", "assistant"]
     finally:
         await box.stop()
 

@@ -28,9 +28,14 @@ class RecordingProvider:
         self.name = inner.name
         self.prompts: list[Any] = []
 
-    def stream_chat(self, messages: Any, *, max_tokens: int) -> Any:
+    def stream_chat(self, messages: Any, *, max_tokens: int, usage: Any = None) -> Any:
         self.prompts.append(list(messages))
-        return self.inner.stream_chat(messages, max_tokens=max_tokens)
+        return self.inner.stream_chat(messages, max_tokens=max_tokens, usage=usage)
+
+    async def complete_structured(self, messages: Any, schema: Any, *, max_tokens: int,
+                                  usage: Any = None) -> str:
+        return str(await self.inner.complete_structured(messages, schema,
+                                                        max_tokens=max_tokens, usage=usage))
 
     async def count_tokens(self, text: str) -> int:
         return int(await self.inner.count_tokens(text))

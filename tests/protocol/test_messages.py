@@ -27,7 +27,7 @@ def test_other_types() -> None:
     assert parse_text('{"type":"sync","sessionId":"s","afterTimestamp":5}') == m.Sync("s", 5, False)
     assert parse_text('{"type":"sync","sessionId":"s","all":true}') == m.Sync("s", 0, True)
     assert parse_text('{"type":"rag_list"}') == m.RagList()
-    assert parse_text('{"type":"cron_list"}') == m.Unsupported("cron_list")
+    assert parse_text('{"type":"cron_list"}') == m.SkillRequest("cron_list", {})
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""Owner-defined skills (a named prompt) and cron jobs that run them."""

@@ -1,0 +1,163 @@
+"""Skills and cron jobs in SQLite; cron expressions are checked before they are stored."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from nekoni_edge.errors import NekoniError
+from nekoni_edge.store.database import Database, now_ms
+
+MAX_NAME = 100
+MAX_PROMPT = 4000
+
+
+class SkillError(NekoniError):
+    """A skill or cron request was refused; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    id: str
+    name: str
+    description: str
+    prompt: str
+    created_at: int
+
+    def wire(self) -> dict[str, Any]:
+        return {"skillId": self.id, "name": self.name, "description": self.description,
+                "prompt": self.prompt, "createdAt": self.created_at}
+
+
+@dataclass(frozen=True, slots=True)
+class CronJob:
+    id: str
+    skill_id: str
+    cron_expression: str
+    enabled: bool
+    last_run: int | None
+    created_at: int
+
+    def wire(self) -> dict[str, Any]:
+        return {"id": self.id, "skillId": self.skill_id, "cronExpression": self.cron_expression,
+                "enabled": self.enabled, "lastRun": self.last_run, "createdAt": self.created_at}
+
+
+def check_cron(expression: object) -> str:
+    """A valid five-field cron expression, or SkillError saying what is wrong."""
+    from croniter import croniter  # noqa: PLC0415
+
+    if not isinstance(expression, str) or not expression.strip():
+        raise SkillError("cronExpression must be a non-empty string")
+    if len(expression.split()) != 5 or not croniter.is_valid(expression):
+        raise SkillError(f"invalid cron expression {expression!r}: use five fields, "
+                         "e.g. '0 7 * * *' for 07:00 every day (UTC)")
+    return expression.strip()
+
+
+def _text(value: object, name: str, limit: int, *, required: bool = True) -> str:
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()) or len(value) > limit:
+        raise SkillError(f"{name} must be a non-empty string of at most {limit} characters"
+                         if required else f"{name} must be a string of at most {limit}")
+    return value.strip()
+
+
+class SkillStore:
+    """CRUD for skills and cron jobs."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def skills(self) -> list[Skill]:
+        rows = await self._db.execute_sql(
+            "SELECT id, name, description, prompt, created_at FROM skills ORDER BY created_at")
+        return [Skill(*r) for r in rows]
+
+    async def skill(self, skill_id: object) -> Skill:
+        rows = await self._db.execute_sql(
+            "SELECT id, name, description, prompt, created_at FROM skills WHERE id = ?",
+            (str(skill_id),))
+        if not rows:
+            raise SkillError(f"no skill {str(skill_id)[:64]!r}")
+        return Skill(*rows[0])
+
+    async def create_skill(self, name: object, prompt: object, description: object = None
+                           ) -> Skill:
+        skill = Skill(f"sk_{secrets.token_hex(6)}", _text(name, "name", MAX_NAME),
+                      _text(description, "description", MAX_PROMPT, required=False),
+                      _text(prompt, "prompt", MAX_PROMPT), now_ms())
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO skills (id, name, description, prompt, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (skill.id, skill.name, skill.description, skill.prompt, skill.created_at))
+        return skill
+
+    async def update_skill(self, skill_id: object, fields: dict[str, Any]) -> Skill:
+        current = await self.skill(skill_id)
+        name = _text(fields["name"], "name", MAX_NAME) if "name" in fields else current.name
+        prompt = _text(fields["prompt"], "prompt", MAX_PROMPT) if "prompt" in fields \
+            else current.prompt
+        description = _text(fields["description"], "description", MAX_PROMPT, required=False) \
+            if "description" in fields else current.description
+        async with self._db.transaction() as conn:
+            await conn.execute("UPDATE skills SET name = ?, prompt = ?, description = ? "
+                               "WHERE id = ?", (name, prompt, description, current.id))
+        return await self.skill(current.id)
+
+    async def delete_skill(self, skill_id: object) -> bool:
+        async with self._db.transaction() as conn:
+            await conn.execute("DELETE FROM cron_jobs WHERE skill_id = ?", (str(skill_id),))
+            cur = await conn.execute("DELETE FROM skills WHERE id = ?", (str(skill_id),))
+            return cur.rowcount == 1
+
+    async def jobs(self) -> list[CronJob]:
+        rows = await self._db.execute_sql(
+            "SELECT id, skill_id, cron_expression, enabled, last_run, created_at FROM cron_jobs "
+            "ORDER BY created_at")
+        return [CronJob(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+
+    async def job(self, job_id: object) -> CronJob:
+        for job in await self.jobs():
+            if job.id == job_id:
+                return job
+        raise SkillError(f"no cron job {str(job_id)[:64]!r}")
+
+    async def create_job(self, skill_id: object, expression: object, enabled: object = True,
+                         now: int | None = None) -> CronJob:
+        skill = await self.skill(skill_id)
+        if not isinstance(enabled, bool):
+            raise SkillError("enabled must be true or false")
+        job = CronJob(f"cr_{secrets.token_hex(6)}", skill.id, check_cron(expression), enabled,
+                      None, now if now is not None else now_ms())
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                "INSERT INTO cron_jobs (id, skill_id, cron_expression, enabled, last_run, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (job.id, job.skill_id, job.cron_expression, int(enabled), None, job.created_at))
+        return job
+
+    async def update_job(self, job_id: object, fields: dict[str, Any]) -> CronJob:
+        job = await self.job(job_id)
+        expression = check_cron(fields["cronExpression"]) if "cronExpression" in fields \
+            else job.cron_expression
+        enabled = fields.get("enabled", job.enabled)
+        if not isinstance(enabled, bool):
+            raise SkillError("enabled must be true or false")
+        async with self._db.transaction() as conn:
+            await conn.execute("UPDATE cron_jobs SET cron_expression = ?, enabled = ? "
+                               "WHERE id = ?", (expression, int(enabled), job.id))
+        return await self.job(job.id)
+
+    async def delete_job(self, job_id: object) -> bool:
+        async with self._db.transaction() as conn:
+            cur = await conn.execute("DELETE FROM cron_jobs WHERE id = ?", (str(job_id),))
+            return cur.rowcount == 1
+
+    async def mark_run(self, job_id: str, when_ms: int) -> None:
+        async with self._db.transaction() as conn:
+            await conn.execute("UPDATE cron_jobs SET last_run = ? WHERE id = ?",
+                               (when_ms, job_id))
