@@ -83,7 +83,8 @@ async def phone_runs(llm: Any, path: Path, threads: int, max_tokens: int, runs: 
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
                                  ice_addresses=("127.0.0.1",), max_tokens=max_tokens,
-                                 temperature=0.0, n_threads=threads)
+                                 temperature=0.0, n_threads=threads, mdns=False, gpio="off",
+                                 rag=False, tools=False)  # the same single LLM call as raw
         box = Daemon(settings, provider=provider)
         await box.start()
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -118,6 +119,35 @@ def build_parser() -> argparse.ArgumentParser:
     identity = sub.add_parser("identity", help="create (if needed) and show the box's key "
                               "and default name")
     _add_settings_args(identity)
+
+    skills = sub.add_parser("skills", help="owner-defined skills: a named prompt")
+    _add_settings_args(skills)
+    skills_sub = skills.add_subparsers(dest="action", required=True, metavar="ACTION")
+    skills_sub.add_parser("list", help="list skills")
+    create = skills_sub.add_parser("create", help="create a skill")
+    create.add_argument("name")
+    create.add_argument("prompt")
+    create.add_argument("--description", default="")
+    for verb in ("delete", "run"):
+        p = skills_sub.add_parser(verb, help=f"{verb} a skill")
+        p.add_argument("skill_id")
+
+    cron = sub.add_parser("cron", help="run skills on a schedule (UTC cron expressions)")
+    _add_settings_args(cron)
+    cron_sub = cron.add_subparsers(dest="action", required=True, metavar="ACTION")
+    cron_sub.add_parser("list", help="list cron jobs")
+    cron_create = cron_sub.add_parser("create", help="schedule a skill")
+    cron_create.add_argument("skill_id")
+    cron_create.add_argument("expression", help="five fields, e.g. '0 7 * * *'")
+    cron_create.add_argument("--disabled", action="store_true")
+    cron_delete = cron_sub.add_parser("delete", help="delete a cron job")
+    cron_delete.add_argument("job_id")
+
+    traces = sub.add_parser("traces", help="what the agent did, step by step")
+    _add_settings_args(traces)
+    traces.add_argument("--session", help="only this session")
+    traces.add_argument("--follow", action="store_true", help="keep printing new events")
+    traces.add_argument("--limit", type=int, default=50)
 
     devices = sub.add_parser("devices", help="approve, list and revoke phones by hand")
     _add_settings_args(devices)
@@ -461,6 +491,107 @@ async def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _skills(args: argparse.Namespace) -> int:
+    from nekoni_edge.skills.store import SkillError, SkillStore  # noqa: PLC0415
+    from nekoni_edge.store.database import Database  # noqa: PLC0415
+
+    settings = _settings(args)
+    if args.action == "run":
+        return await _run_skill_cli(settings, args.skill_id)
+    async with await Database.open(settings.db_path) as db:
+        store = SkillStore(db)
+        try:
+            if args.action == "create":
+                skill = await store.create_skill(args.name, args.prompt, args.description)
+                print(skill.id)
+            elif args.action == "delete":
+                deleted = await store.delete_skill(args.skill_id)
+                print("deleted" if deleted else "not found")
+                return 0 if deleted else 1
+            else:
+                for s in await store.skills():
+                    print(f"{s.id}  {s.name}  {s.prompt[:60]!r}")
+        except SkillError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    return 0
+
+
+async def _run_skill_cli(settings: Settings, skill_id: str) -> int:
+    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
+    from nekoni_edge.skills.scheduler import run_skill  # noqa: PLC0415
+    from nekoni_edge.skills.store import SkillError, SkillStore  # noqa: PLC0415
+
+    # A private box on the same data dir, without network: the skill runs here and now.
+    box = Daemon(dataclasses.replace(settings, host="127.0.0.1", port=0, mdns=False,
+                                     gpio="off", data_dir=settings.data_dir))
+    await box.start_local()
+    try:
+        assert box.db is not None  # noqa: S101
+        assert box.chat is not None  # noqa: S101
+        try:
+            skill = await SkillStore(box.db).skill(skill_id)
+        except SkillError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        async with aclosing(run_skill(box.chat, skill)) as stream:
+            async for piece in stream:
+                sys.stdout.write(piece)
+                sys.stdout.flush()
+        sys.stdout.write("\n")
+    finally:
+        await box.stop()
+    return 0
+
+
+async def _cron(args: argparse.Namespace) -> int:
+    from nekoni_edge.skills.store import SkillError, SkillStore  # noqa: PLC0415
+    from nekoni_edge.store.database import Database  # noqa: PLC0415
+
+    async with await Database.open(_settings(args).db_path) as db:
+        store = SkillStore(db)
+        try:
+            if args.action == "create":
+                job = await store.create_job(args.skill_id, args.expression, not args.disabled)
+                print(job.id)
+            elif args.action == "delete":
+                deleted = await store.delete_job(args.job_id)
+                print("deleted" if deleted else "not found")
+                return 0 if deleted else 1
+            else:
+                for j in await store.jobs():
+                    last = time.strftime("%Y-%m-%d %H:%M", time.gmtime(j.last_run / 1000)) \
+                        if j.last_run else "never"
+                    print(f"{j.id}  {j.skill_id}  {j.cron_expression!r:<16} "
+                          f"{'on ' if j.enabled else 'off'}  last run {last} UTC")
+        except SkillError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    return 0
+
+
+async def _traces(args: argparse.Namespace) -> int:
+    from nekoni_edge.store.database import Database  # noqa: PLC0415
+    from nekoni_edge.traces import Tracer  # noqa: PLC0415
+
+    async with await Database.open(_settings(args).db_path) as db:
+        tracer = Tracer(db)
+        after = 0
+        while True:
+            rows = await tracer.recent(session_id=args.session, after_id=after,
+                                       limit=args.limit if not after else 1000)
+            for row_id, event in rows:
+                after = max(after, row_id)
+                stamp = time.strftime("%H:%M:%S", time.localtime(event.timestamp / 1000))
+                phase = event.data.get("phase", "")
+                extra = {k: v for k, v in event.data.items() if k != "phase"}
+                print(f"{stamp} {event.session_id[:20]:<20} {event.type:<11} {phase:<8} "
+                      f"{json.dumps(extra, ensure_ascii=False)[:120]}", flush=True)
+            if not args.follow:
+                return 0
+            await asyncio.sleep(0.5)
+
+
 async def _config(args: argparse.Namespace) -> int:
     from nekoni_edge.config import describe  # noqa: PLC0415
 
@@ -492,12 +623,14 @@ async def main(argv: Sequence[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     quiet = args.command in ("demo", "chat", "pair", "discover", "press", "client-key",
-                             "ingest", "docs", "ask", "config", "doctor", "identity")
+                             "ingest", "docs", "ask", "config", "doctor", "identity",
+                             "skills", "cron", "traces")
     setup_logging(args.log_level or ("WARNING" if quiet else "INFO"))
     handlers = {"serve": _serve, "demo": _demo, "chat": _chat, "devices": _devices,
                 "client-key": _client_key_cmd, "pair": _pair, "discover": _discover,
                 "press": _press, "ingest": _ingest, "docs": _docs, "ask": _ask,
-                "config": _config, "doctor": _doctor, "identity": _identity}
+                "config": _config, "doctor": _doctor, "identity": _identity,
+                "skills": _skills, "cron": _cron, "traces": _traces}
     try:
         return await handlers[args.command](args)
     except NekoniError as exc:

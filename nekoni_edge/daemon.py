@@ -7,6 +7,7 @@ import hashlib
 import logging
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -90,35 +91,8 @@ class Daemon:
         self.agent_id = f"agent-{digest[:8]}"
         self.db = await Database.open(s.db_path)
         try:
-            provider, model_error = self._given_provider, None
-            if provider is None:
-                try:
-                    provider = await load_provider(s)
-                except ModelUnavailable as exc:
-                    # The box still starts: it can pair and sync, and says why it cannot answer.
-                    model_error = str(exc)
-                    _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
-            knowledge, knowledge_error = await self._load_knowledge()
-            tools = ToolRegistry()
-            if s.tools:
-                register_builtins(tools, data_dir=s.data_dir, knowledge=knowledge)
-            self.chat = ChatService(
-                self.db, provider,
-                system_prompt=s.system_prompt, context_messages=s.context_messages,
-                n_ctx=s.n_ctx, max_tokens=s.max_tokens, model_error=model_error,
-                knowledge=knowledge, knowledge_error=knowledge_error, tools=tools,
-                tracer=Tracer(self.db, s.trace_ring_size),
-            )
-            chat = self.chat
-
-            async def scheduled(skill: Skill) -> str:
-                async with aclosing(run_skill(chat, skill)) as stream:
-                    return "".join([piece async for piece in stream])
-
-            if provider is not None:
-                self.scheduler = Scheduler(SkillStore(self.db), scheduled, clock_ms=now_ms,
-                                           tick_s=s.cron_tick_s)
-                self.scheduler.start()
+            provider = await self._start_agent(self._scheduled)
+            assert self.chat is not None  # noqa: S101 - set by _start_agent
             pin_host_addresses(s.ice_addresses)
             limiter = FailureLimiter()
             self.peers = PeerManager(key, self.db, self.chat, limiter=limiter,
@@ -282,6 +256,53 @@ class Daemon:
             self.db = None
         self._stopped.set()
         _LOGGER.info("nekoni-edge stopped")
+
+    async def _start_agent(
+        self, scheduled: Callable[[Skill], Awaitable[str]] | None
+    ) -> ModelProvider | None:
+        """Model, knowledge, tools, tracer, chat; and the cron scheduler if ``scheduled``."""
+        s = self.settings
+        assert self.db is not None  # noqa: S101
+        provider, model_error = self._given_provider, None
+        if provider is None:
+            try:
+                provider = await load_provider(s)
+            except ModelUnavailable as exc:
+                # The box still starts: it can pair and sync, and says why it cannot answer.
+                model_error = str(exc)
+                _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
+        knowledge, knowledge_error = await self._load_knowledge()
+        tools = ToolRegistry()
+        if s.tools:
+            register_builtins(tools, data_dir=s.data_dir, knowledge=knowledge)
+        self.chat = ChatService(
+            self.db, provider,
+            system_prompt=s.system_prompt, context_messages=s.context_messages,
+            n_ctx=s.n_ctx, max_tokens=s.max_tokens, model_error=model_error,
+            knowledge=knowledge, knowledge_error=knowledge_error, tools=tools,
+            tracer=Tracer(self.db, s.trace_ring_size),
+        )
+        if provider is not None and scheduled is not None:
+            self.scheduler = Scheduler(SkillStore(self.db), scheduled, clock_ms=now_ms,
+                                       tick_s=s.cron_tick_s)
+            self.scheduler.start()
+        return provider
+
+    async def _scheduled(self, skill: Skill) -> str:
+        assert self.chat is not None  # noqa: S101
+        async with aclosing(run_skill(self.chat, skill)) as stream:
+            return "".join([piece async for piece in stream])
+
+    async def start_local(self) -> None:
+        """Start only what a local command needs: database, model, knowledge, agent."""
+        s = self.settings
+        s.data_dir.mkdir(parents=True, exist_ok=True)
+        self.db = await Database.open(s.db_path)
+        try:
+            await self._start_agent(None)
+        except BaseException:
+            await self.stop()
+            raise
 
     def status_line(self) -> str:
         """One line for systemd's STATUS= and the log."""

@@ -156,3 +156,24 @@ def test_identity_names_the_box(tmp_path: Path) -> None:
     name = first[1].removeprefix("name ")
     assert len(name) == len("nekoni-") + 6
     assert name.startswith("nekoni-")
+
+
+@pytest.mark.slow
+def test_skills_cron_traces(tmp_path: Path) -> None:
+    data = ["--data-dir", str(tmp_path)]
+    skill_id = run("skills", *data, "create", "Greeting", "Say hello.").stdout.strip()
+    assert skill_id.startswith("sk_")
+    assert "Greeting" in run("skills", *data, "list").stdout
+    job = run("cron", *data, "create", skill_id, "0 7 * * *")
+    assert job.returncode == 0
+    bad = run("cron", *data, "create", skill_id, "every day")
+    assert bad.returncode == 2
+    assert "invalid cron expression" in bad.stderr
+    assert "'0 7 * * *'" in run("cron", *data, "list").stdout
+    ran = run("skills", *data, "run", skill_id, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip()
+    traces = run("traces", *data, "--session", f"skill:{skill_id}").stdout
+    assert "skill_event" in traces
+    assert "llm_call" in traces
+    assert run("cron", *data, "delete", job.stdout.strip()).stdout.strip() == "deleted"

@@ -32,6 +32,7 @@ TOOL_RESULT_CHARS = 2000
 # examples far better than instructions.
 EXAMPLES = [
     ("What time is it?", {"tool_call": {"name": "get_time", "arguments": {}}}),
+    ("What's today's date?", {"tool_call": {"name": "get_time", "arguments": {}}}),
     ("Tell me a joke.", {"tool_call": {"name": "none", "arguments": {}}}),
     ("How much memory is free on the box?",
      {"tool_call": {"name": "device_status", "arguments": {}}}),

@@ -1,0 +1,129 @@
+"""The agent over the DataChannel: skills and cron, traces, tool approvals."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.agent.tools import Tool
+from nekoni_edge.client.phone import PhoneClient
+from nekoni_edge.daemon import Daemon
+from nekoni_edge.llm.scripted import ScriptedProvider
+from nekoni_edge.protocol.canonical import public_key_b64
+from tests.e2e.helpers import until
+
+pytestmark = pytest.mark.slow
+
+
+async def test_skill_run_streams_its_answer(phone: PhoneClient, daemon: Daemon) -> None:
+    created = await phone.request({"type": "skill_create", "name": "Greeting",
+                                   "prompt": "Say good morning in one short sentence."},
+                                  "skill_response")
+    skill = created["skill"]
+    assert set(skill) == {"skillId", "name", "description", "prompt", "createdAt"}
+    listed = await phone.request({"type": "skill_list"}, "skill_list_response")
+    assert [s["skillId"] for s in listed["skills"]] == [skill["skillId"]]
+
+    phone.send({"type": "skill_run", "skillId": skill["skillId"]})
+    received = await until(phone, ("skill_run_response", "skill_error"))
+    chunks = [m for m in received if m["type"] == "chunk"]
+    assert chunks
+    assert all(m["sessionId"] == f"skill:{skill['skillId']}" for m in chunks)
+    result = received[-1]
+    assert result["type"] == "skill_run_response"
+    assert result["result"] == "".join(m["content"] for m in chunks).strip()
+    assert daemon.db is not None
+    logged = await daemon.db.messages_after(f"skill:{skill['skillId']}", 0, all_roles=True)
+    assert logged[0].content == skill["prompt"]  # episodic memory of the run
+    assert logged[-1].role == "assistant"
+
+
+async def test_cron_over_the_channel(phone: PhoneClient) -> None:
+    skill = (await phone.request({"type": "skill_create", "name": "S", "prompt": "Hi"},
+                                 "skill_response"))["skill"]
+    job = (await phone.request({"type": "cron_create", "skillId": skill["skillId"],
+                                "cronExpression": "0 7 * * *"}, "cron_response"))["job"]
+    assert job["enabled"] is True
+    assert job["lastRun"] is None
+    updated = await phone.request({"type": "cron_update", "id": job["id"], "enabled": False},
+                                  "cron_response")
+    assert updated["job"]["enabled"] is False
+    phone.send({"type": "cron_create", "skillId": skill["skillId"], "cronExpression": "soon"})
+    error = await phone.recv()
+    assert error["type"] == "skill_error"
+    assert "invalid cron expression" in error["message"]
+    listed = await phone.request({"type": "cron_list"}, "cron_list_response")
+    assert [j["id"] for j in listed["jobs"]] == [job["id"]]
+    deleted = await phone.request({"type": "cron_delete", "id": job["id"]},
+                                  "cron_delete_response")
+    assert deleted["deleted"] is True
+
+
+async def test_traces_stream_to_subscribers(phone: PhoneClient) -> None:
+    assert (await phone.request({"type": "trace_subscribe"}, "trace_subscribed"))
+    phone.send({"type": "message", "content": "Say hi.", "sessionId": "traced"})
+    received = await until(phone, ("message_end", "message"))
+    events = [m["event"] for m in received if m["type"] == "trace"]
+    while not (events and events[-1]["type"] == "message" and events[-1]["data"]["role"]
+               == "assistant"):
+        events.append((await phone.recv())["event"])
+    assert events[0]["type"] == "message"
+    assert events[0]["sessionId"] == "traced"
+    assert {"llm_call"} <= {e["type"] for e in events}
+    assert all(e.get("parentId") for e in events[1:])
+    assert (await phone.request({"type": "trace_unsubscribe"}, "trace_unsubscribed"))
+
+
+def call(name: str) -> dict[str, Any]:
+    return {"tool_call": {"name": name, "arguments": {}}}
+
+
+@pytest.fixture
+async def scripted_box(settings: Any) -> AsyncIterator[tuple[Daemon, list[str], Any]]:
+    """A box whose model is scripted (the approval logic, not the model, is under test)."""
+    provider = ScriptedProvider([call("unlock_door"), call("none"), ["Done."]] * 3)
+    box = Daemon(dataclasses.replace(settings, rag=False), provider=provider)
+    await box.start()
+    runs: list[str] = []
+
+    async def unlock(args: dict[str, Any]) -> str:
+        runs.append("unlocked")
+        return "unlocked"
+
+    assert box.chat is not None
+    box.chat.tools.register(Tool("unlock_door", "Unlocks the door.",
+                                 {"type": "object", "properties": {},
+                                  "additionalProperties": False},
+                                 unlock, requires_approval=True))
+    key = Ed25519PrivateKey.generate()
+    assert box.db is not None
+    await box.db.approve_device(public_key_b64(key))
+    yield box, runs, key
+    await box.stop()
+
+
+@pytest.mark.parametrize("decision", [True, False, None])
+async def test_approval_over_the_channel(scripted_box: Any, decision: bool | None) -> None:
+    box, runs, key = scripted_box
+    async with PhoneClient(key, f"http://127.0.0.1:{box.port}") as phone:
+        if decision is None:  # quick timing: no answer in time means denied
+            [peer] = box.peers.peers.values()
+            peer.sessions[0]._approval_timeout = 0.2
+        phone.send({"type": "message", "content": "Open the door", "sessionId": "door"})
+        request = await phone.recv()
+        assert request["type"] == "approval_request"
+        assert request["tool"] == "unlock_door"
+        assert request["arguments"] == {}
+        if decision is not None:
+            phone.send({"type": "approval_decision", "approvalId": request["approvalId"],
+                        "approved": decision})
+            # a replayed decision is ignored: an approved call runs at most once
+            phone.send({"type": "approval_decision", "approvalId": request["approvalId"],
+                        "approved": True})
+        received = await until(phone, ("message_end",))
+    assert runs == (["unlocked"] if decision else [])
+    assert any(m.get("content") == "Done." for m in received)
