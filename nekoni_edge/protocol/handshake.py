@@ -98,7 +98,7 @@ class AgentHandshake:
             return self.fail(REASON_TOO_LARGE)
         try:
             message = json.loads(text)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):  # deep nesting recurses
             return self.fail(REASON_INVALID_JSON)
         if not isinstance(message, dict):
             return self.fail(REASON_INVALID_JSON)

@@ -84,7 +84,7 @@ class SignalingEndpoint:
             raise SignalingError("INVALID_MESSAGE", "message too large")
         try:
             msg = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # deep nesting recurses in the decoder
             raise SignalingError("INVALID_MESSAGE", "message is not valid JSON") from exc
         if not isinstance(msg, dict):
             raise SignalingError("INVALID_MESSAGE", "message must be a JSON object")

@@ -210,3 +210,16 @@ async def test_trace_ring_stays_bounded(db: Database) -> None:
     assert len(stored) == 25
     assert stored[-1].data == {"i": 99}
     assert stored[0].data == {"i": 75}
+
+
+async def test_working_memory_is_bounded_per_session(db: Database) -> None:
+    chat, _ = service(db, [NONE, ["a"]] * 30)
+    for i in range(30):
+        await turn(chat, f"q{i}")
+    memory = chat.working_memory("s")
+    assert len(memory) == 50  # maxlen, as in nekoni
+    assert memory[-1]["type"] == "assistant"
+    assert memory[-2] == {"type": "user", "content": "q29", "timestamp": memory[-2]["timestamp"]}
+    for i in range(150):
+        chat.working_memory(f"other-{i}")
+    assert "s" not in chat._memory  # sessions are bounded too (least recent dropped)

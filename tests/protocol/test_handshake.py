@@ -174,3 +174,12 @@ def test_client_reports_auth_failed(vectors: dict[str, Any], phone_key: Ed25519P
 def test_agent_nonce_must_be_valid(agent_key: Ed25519PrivateKey) -> None:
     with pytest.raises(LocalProtocolError):
         AgentHandshake(agent_key, is_approved=lambda k: True, nonce="short")
+
+
+def test_deep_nesting_is_invalid_json_not_a_crash(vectors: dict[str, Any],
+                                                  agent_key: Ed25519PrivateKey) -> None:
+    # found by the fuzz suite: json raises RecursionError, not ValueError, for this
+    box = agent(vectors, agent_key)
+    assert failure(box, "[" * 20_000 + "]" * 20_000) == [
+        {"type": "auth_failed", "reason": "Invalid JSON"}
+    ]
