@@ -88,6 +88,18 @@ def _model_files(settings: Settings) -> list[tuple[str, Path | None, str]]:
     ]
 
 
+def _load_gguf(path: Path) -> None:
+    """Load the model with a tiny context and free it; ModelUnavailable if llama.cpp can't."""
+    from nekoni_edge.errors import ModelUnavailable  # noqa: PLC0415
+
+    try:
+        from llama_cpp import Llama  # noqa: PLC0415
+
+        Llama(model_path=str(path), n_ctx=64, n_threads=1, verbose=False).close()
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ModelUnavailable(f"llama.cpp cannot load {path}: {exc}") from exc
+
+
 def check_models(settings: Settings) -> list[Check]:
     from nekoni_edge.llm.llama import check_model_file  # noqa: PLC0415
 
@@ -105,6 +117,7 @@ def check_models(settings: Settings) -> list[Check]:
         if path.suffix == ".gguf":
             try:
                 check_model_file(path, available=1 << 62)  # memory is its own check
+                _load_gguf(path)  # a truncated file has a good header: only loading tells
             except NekoniError as exc:
                 checks.append(Check(label, "fail", str(exc)))
                 continue

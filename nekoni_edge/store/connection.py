@@ -60,6 +60,13 @@ def prepare(conn: Any) -> None:
     conn.execute("PRAGMA foreign_keys = ON")
 
 
+def _store_error(path: Path, exc: Exception) -> StoreError:
+    if "locked" in str(exc) or "busy" in str(exc):
+        return StoreError(f"database {path} is locked by another process (is another "
+                          "nekoni-edge running on this data dir?)")
+    return StoreError(f"cannot use database {path}: {exc}")
+
+
 def connect(path: Path) -> Any:
     """Open and prepare one connection in autocommit mode (we issue BEGIN ourselves)."""
     module = driver_module()
@@ -72,7 +79,7 @@ def connect(path: Path) -> Any:
         prepare(conn)
     except module.OperationalError as exc:
         conn.close()
-        raise StoreError(f"cannot use database {path}: {exc}") from exc
+        raise _store_error(path, exc) from exc
     except BaseException:
         conn.close()
         raise

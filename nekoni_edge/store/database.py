@@ -77,6 +77,9 @@ class Database:
         except StoreError:
             raise
         except Exception as exc:
+            if "locked" in str(exc):
+                raise StoreError(f"database {path} is locked by another process (is another "
+                                 "nekoni-edge running on this data dir?)") from exc
             raise StoreError(f"cannot open database {path}: {exc}") from exc
         conn = aiosqlite.Connection(lambda: connect(path), ITER_CHUNK_SIZE)
         await conn
