@@ -28,6 +28,11 @@ from nekoni_edge.store.database import Database
 pytestmark = pytest.mark.slow
 
 
+async def answer(phone: PhoneClient, question: str) -> str:
+    async with aclosing(phone.ask(question)) as stream:
+        return "".join([p async for p in stream])
+
+
 def rss_mib() -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -60,18 +65,16 @@ async def test_bad_model_file_box_still_serves(settings: Any, tmp_path: Path,
         assert str(model) in info["modelError"]
         async with PhoneClient(await approved(box), f"http://127.0.0.1:{box.port}") as phone:
             with pytest.raises(ReplyError) as err:
-                async with aclosing(phone.ask("hello?")) as stream:
-                    async for _ in stream:
-                        pass
+                await answer(phone, "hello?")
             assert err.value.code == "MODEL_UNAVAILABLE"
             assert str(model) in err.value.message
             assert await phone.request({"type": "ping"}, "pong") == {"type": "pong"}
     finally:
         await box.stop()
-    doctor = subprocess.run([sys.executable, "-m", "nekoni_edge", "doctor"], text=True,
-                            capture_output=True, check=False, timeout=120,
-                            env={**os.environ, "NEKONI_MODEL_PATH": str(model),
-                                 "NEKONI_GPIO": "off"})
+    doctor = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "nekoni_edge", "doctor"], text=True,
+        capture_output=True, check=False, timeout=120,
+        env={**os.environ, "NEKONI_MODEL_PATH": str(model), "NEKONI_GPIO": "off"})
     assert doctor.returncode == 1
     assert any(line.startswith("FAIL") and "LLM" in line for line in doctor.stdout.splitlines())
 
@@ -79,22 +82,22 @@ async def test_bad_model_file_box_still_serves(settings: Any, tmp_path: Path,
 async def test_locked_database_is_a_clear_error(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "nekoni.db"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = await asyncio.create_subprocess_exec(sys.executable, "-c", textwrap.dedent(f"""
         import sqlite3, sys, time
         conn = sqlite3.connect({str(path)!r}, isolation_level=None)
         conn.execute("BEGIN EXCLUSIVE")
         print("locked", flush=True)
         time.sleep(60)
-    """)], stdout=subprocess.PIPE, text=True)
+    """), stdout=asyncio.subprocess.PIPE)
     try:
         assert holder.stdout is not None
-        assert holder.stdout.readline().strip() == "locked"
+        assert (await holder.stdout.readline()).strip() == b"locked"
         monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 300)  # quick timing
         with pytest.raises(StoreError, match="locked by another process"):
             await Database.open(path)
     finally:
         holder.kill()
-        holder.wait()
+        await holder.wait()
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None,
@@ -103,8 +106,9 @@ async def test_disk_full_during_ingest(settings: Any, llama_provider: Any,
                                        tmp_path: Path) -> None:
     small = tmp_path / "small"
     small.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1500k", "tmpfs", str(small)],
-                             capture_output=True, check=False)
+    mounted = await asyncio.to_thread(
+        subprocess.run, ["mount", "-t", "tmpfs", "-o", "size=1500k", "tmpfs", str(small)],
+        capture_output=True, check=False)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr!r}")
     try:
@@ -126,7 +130,7 @@ async def test_disk_full_during_ingest(settings: Any, llama_provider: Any,
         finally:
             await box.stop()
     finally:
-        subprocess.run(["umount", "-l", str(small)], check=False)
+        await asyncio.to_thread(subprocess.run, ["umount", "-l", str(small)], check=False)
 
 
 async def test_eight_phones_five_questions_each_fifo(settings: Any, llama_provider: Any) -> None:
