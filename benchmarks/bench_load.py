@@ -1,0 +1,89 @@
+"""Does a crowd of strangers slow the owner? The owner's time to first token and token
+interval, alone and while 50 unapproved keys try to connect at once, in one run.
+Run: ``.venv/bin/python -m benchmarks.bench_load``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge.client.phone import PhoneClient
+from nekoni_edge.config import load_settings
+from nekoni_edge.daemon import Daemon
+from nekoni_edge.errors import SignalingError
+from nekoni_edge.protocol.canonical import public_key_b64
+
+QUESTION = "Write a short paragraph about lighthouses."
+
+
+async def owner_turn(phone: PhoneClient, session: str) -> tuple[float, float]:
+    """(time to first token, median interval between tokens) of one answer."""
+    started = time.perf_counter()
+    stamps: list[float] = []
+    phone.send({"type": "message", "content": QUESTION, "sessionId": session})
+    while (await phone.recv())["type"] == "chunk":
+        stamps.append(time.perf_counter())
+    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    return stamps[0] - started, statistics.median(gaps)
+
+
+async def stranger(url: str) -> None:
+    client = PhoneClient(Ed25519PrivateKey.generate(), url)
+    try:
+        await client.connect()
+    except SignalingError:
+        pass
+    finally:
+        await client.close()
+
+
+async def run(rounds: int, strangers: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
+                                 ice_addresses=("127.0.0.1",), mdns=False, gpio="off",
+                                 rag=False, tools=False, max_tokens=96, temperature=0.0)
+        box = Daemon(settings)
+        await box.start()
+        try:
+            assert box.db is not None
+            key = Ed25519PrivateKey.generate()
+            await box.db.approve_device(public_key_b64(key))
+            url = f"http://127.0.0.1:{box.port}"
+            async with PhoneClient(key, url) as phone:
+                await owner_turn(phone, "warm-up")
+                alone = [await owner_turn(phone, f"a{i}") for i in range(rounds)]
+                crowded = []
+                for i in range(rounds):
+                    crowd = [asyncio.create_task(stranger(url)) for _ in range(strangers)]
+                    crowded.append(await owner_turn(phone, f"c{i}"))
+                    await asyncio.gather(*crowd)
+        finally:
+            await box.stop()
+    rows = [("alone", alone), (f"with {strangers} strangers", crowded)]
+    print(f"owner's answers, {rounds} rounds each (medians, ms)")
+    print(f"{'condition':<22}{'TTFT':>10}{'token gap':>12}")
+    for name, results in rows:
+        print(f"{name:<22}{statistics.median(r[0] for r in results) * 1000:>10.1f}"
+              f"{statistics.median(r[1] for r in results) * 1000:>12.1f}")
+    gap = statistics.median(r[1] for r in alone)
+    delay = statistics.median(r[0] for r in crowded) - statistics.median(r[0] for r in alone)
+    print(f"first token delayed by {delay * 1000:.1f} ms = {delay / gap:.1f} token intervals")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--strangers", type=int, default=50)
+    args = parser.parse_args()
+    asyncio.run(run(args.rounds, args.strangers))
+
+
+if __name__ == "__main__":
+    main()
