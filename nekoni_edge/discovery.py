@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from nekoni_edge.aio import cancel_and_wait
+
 _LOGGER = logging.getLogger(__name__)
 
 SERVICE_TYPE = "_nekoni._tcp.local."
@@ -133,13 +135,8 @@ class Advertiser:
             _LOGGER.info("mDNS: TXT updated %s", fields)
 
     async def stop(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
-            try:
-                await self._watch
-            except asyncio.CancelledError:
-                pass
-            self._watch = None
+        await cancel_and_wait(self._watch)
+        self._watch = None
         await self._unregister()
         _LOGGER.info("mDNS: unregistered %r", self.name)
 

@@ -11,6 +11,8 @@ import logging
 import os
 import socket
 
+from nekoni_edge.aio import cancel_and_wait
+
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -65,10 +67,5 @@ class Notifier:
             await asyncio.sleep(interval)
 
     async def stop_watchdog(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None

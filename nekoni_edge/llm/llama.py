@@ -115,15 +115,19 @@ class LlamaProvider:
         """Generations waiting for the model, not counting the running one."""
         return self._waiting
 
-    async def stream_chat(
-        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None
-    ) -> AsyncGenerator[str, None]:
-        """Yield reply pieces; closing the iterator stops llama.cpp at the next token."""
+    async def _acquire(self) -> None:
+        """Wait (counted in ``queue_depth``) for this model's one generation slot."""
         self._waiting += 1
         try:
             await self._lock.acquire()
         finally:
             self._waiting -= 1
+
+    async def stream_chat(
+        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None
+    ) -> AsyncGenerator[str, None]:
+        """Yield reply pieces; closing the iterator stops llama.cpp at the next token."""
+        await self._acquire()
         try:
             loop = asyncio.get_running_loop()
             queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -197,11 +201,7 @@ class LlamaProvider:
             )
             return result
 
-        self._waiting += 1
-        try:
-            await self._lock.acquire()
-        finally:
-            self._waiting -= 1
+        await self._acquire()
         try:
             future = asyncio.get_running_loop().run_in_executor(self._executor, generate)
             try:

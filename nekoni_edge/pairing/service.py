@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from nekoni_edge.aio import cancel_and_wait
 from nekoni_edge.pairing.window import (
     Action,
     Approve,
@@ -83,13 +84,8 @@ class PairingService:
         self._ticker = asyncio.get_running_loop().create_task(self._tick_forever())
 
     async def stop(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            try:
-                await self._ticker
-            except asyncio.CancelledError:
-                pass
-            self._ticker = None
+        await cancel_and_wait(self._ticker)
+        self._ticker = None
 
     async def _tick_forever(self) -> None:
         while True:

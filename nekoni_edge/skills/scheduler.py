@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
 from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.aio import cancel_and_wait
 from nekoni_edge.skills.store import CronJob, Skill, SkillStore
 
 _LOGGER = logging.getLogger(__name__)
@@ -77,13 +78,8 @@ class Scheduler:
         self._task = asyncio.get_running_loop().create_task(self._forever())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
 
     async def _forever(self) -> None:
         while True:

@@ -107,7 +107,7 @@ async def test_disk_full_during_ingest(settings: Any, llama_provider: Any,
     small = tmp_path / "small"
     small.mkdir()
     mounted = await asyncio.to_thread(
-        subprocess.run, ["mount", "-t", "tmpfs", "-o", "size=1500k", "tmpfs", str(small)],
+        subprocess.run, ["mount", "-t", "tmpfs", "-o", "size=700k", "tmpfs", str(small)],
         capture_output=True, check=False)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr!r}")
@@ -117,7 +117,7 @@ async def test_disk_full_during_ingest(settings: Any, llama_provider: Any,
         await box.start()
         try:
             text = " ".join(f"Sentence {i} about the garden shed and its many tools."
-                            for i in range(8000)).encode()
+                            for i in range(2500)).encode()
             async with PhoneClient(await approved(box), f"http://127.0.0.1:{box.port}") as phone:
                 with pytest.raises(ReplyError, match="could not be stored"):
                     await phone.upload("huge.txt", text)
