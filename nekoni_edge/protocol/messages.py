@@ -13,7 +13,7 @@ MAX_CONTENT_CHARS = 16_000
 MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
 
-# Types PROTOCOL.md defines that this box does not serve yet: answered with UNSUPPORTED.
+# nekoni's skill and cron requests; their fields are checked by the skill store.
 SKILL_TYPES = frozenset({
     "skill_list", "skill_create", "skill_update", "skill_delete", "skill_run",
     "cron_list", "cron_create", "cron_update", "cron_delete",
