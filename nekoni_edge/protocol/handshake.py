@@ -7,14 +7,13 @@ table per side and one ``_set_state`` that logs. The transport only moves text.
 from __future__ import annotations
 
 import enum
-import json
 import logging
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from nekoni_edge.errors import AuthFailed, LocalProtocolError
+from nekoni_edge.errors import AuthFailed, BadMessage, LocalProtocolError, MessageTooLarge
 from nekoni_edge.protocol.canonical import (
     is_valid_nonce,
     is_valid_public_key,
@@ -22,7 +21,7 @@ from nekoni_edge.protocol.canonical import (
     sign,
     verify,
 )
-from nekoni_edge.protocol.messages import MAX_MESSAGE_BYTES
+from nekoni_edge.protocol.messages import decode
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -94,13 +93,11 @@ class AgentHandshake:
         """Feed one raw DataChannel message received before ``ready``; return the replies."""
         if self.state in (AgentState.READY, AgentState.FAILED):
             raise LocalProtocolError(f"handshake already {self.state.value}")
-        if len(text) > MAX_MESSAGE_BYTES:
-            return self.fail(REASON_TOO_LARGE)
         try:
-            message = json.loads(text)
-        except (ValueError, UnicodeDecodeError, RecursionError):  # deep nesting recurses
-            return self.fail(REASON_INVALID_JSON)
-        if not isinstance(message, dict):
+            message = decode(text)
+        except MessageTooLarge:
+            return self.fail(REASON_TOO_LARGE)
+        except BadMessage:  # not JSON, or not an object: nekoni says "Invalid JSON" to both
             return self.fail(REASON_INVALID_JSON)
         return self.receive(message)
 

@@ -125,11 +125,14 @@ def error_reply(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message}
 
 
-def decode(data: str | bytes) -> dict[str, Any]:
-    """Cap, then parse one raw message into a JSON object. Raises BadMessage."""
+def decode(data: str | bytes, limit: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """Cap, then parse one raw peer message into a JSON object. Raises BadMessage.
+
+    The one place peer JSON is decoded: the handshake and the signaling endpoint call it too.
+    """
     size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
-    if size > MAX_MESSAGE_BYTES:
-        raise MessageTooLarge(size, MAX_MESSAGE_BYTES)
+    if size > limit:
+        raise MessageTooLarge(size, limit)
     try:
         obj = json.loads(data)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:

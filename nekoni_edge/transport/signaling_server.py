@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -11,9 +10,10 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from nekoni_edge.errors import NotApproved, SignalingError
+from nekoni_edge.errors import BadMessage, NotApproved, SignalingError
 from nekoni_edge.protocol import signaling as sig
 from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.protocol.messages import decode
 from nekoni_edge.store.database import Database, now_ms
 from nekoni_edge.transport.peers import PeerManager
 
@@ -80,14 +80,10 @@ class SignalingEndpoint:
     async def _on_text(
         self, ws: web.WebSocketResponse, text: str, joined: sig.Join | None, remote: str | None
     ) -> sig.Join | None:
-        if len(text) > sig.MAX_SIGNAL_BYTES:
-            raise SignalingError("INVALID_MESSAGE", "message too large")
         try:
-            msg = json.loads(text)
-        except (ValueError, RecursionError) as exc:  # deep nesting recurses in the decoder
-            raise SignalingError("INVALID_MESSAGE", "message is not valid JSON") from exc
-        if not isinstance(msg, dict):
-            raise SignalingError("INVALID_MESSAGE", "message must be a JSON object")
+            msg = decode(text, sig.MAX_SIGNAL_BYTES)
+        except BadMessage as exc:
+            raise SignalingError("INVALID_MESSAGE", exc.message) from exc
         msg_type = msg.get("type")
         now = self._clock_ms()
         if msg_type == "join":
