@@ -23,10 +23,6 @@ class ModelUnavailable(NekoniError):
     """The model cannot be loaded or used; the message says what to do."""
 
 
-class GenerationCancelled(NekoniError):
-    """A generation was stopped before it finished."""
-
-
 class LocalProtocolError(NekoniError):
     """We were about to do something the protocol forbids (our bug)."""
 

@@ -166,11 +166,6 @@ class PairingWindow:
             return [ShowLed(Led.OFF), WindowChanged(False)]
         return []
 
-    @property
-    def deadline(self) -> float | None:
-        """When the current window closes, if one is open."""
-        return self._deadline if self.is_open else None
-
     def _close(self, why: str) -> None:
         self._key, self._name = None, ""
         if self.state is not WindowState.IDLE:

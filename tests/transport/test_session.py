@@ -57,6 +57,14 @@ async def authenticate(session: ChannelSession, wire: Wire, phone: ClientHandsha
     assert session.ready
 
 
+async def first_reply(wire: Wire, done: Any = None) -> None:
+    """Give the session's spawned work time to answer (until ``done(wire)`` holds)."""
+    for _ in range(100):
+        if wire.sent and (done is None or done(wire)):
+            return
+        await asyncio.sleep(0.01)
+
+
 async def test_handshake_timeout(tmp_path: Path) -> None:
     db, session, wire, _ = await make(tmp_path, [], hello_timeout=0.05)
     try:
@@ -74,10 +82,7 @@ async def test_chat_streams_and_logs(tmp_path: Path) -> None:
     try:
         await authenticate(session, wire, phone)
         session.on_message('{"type":"message","content":"hi","sessionId":"s"}')
-        for _ in range(100):
-            if wire.sent and wire.sent[-1]["type"] == "message_end":
-                break
-            await asyncio.sleep(0.01)
+        await first_reply(wire, lambda w: w.sent[-1]["type"] == "message_end")
         assert wire.sent == [
             {"type": "chunk", "content": "Hel"},
             {"type": "chunk", "content": "lo"},
@@ -95,10 +100,7 @@ async def test_empty_answer_is_a_message(tmp_path: Path) -> None:
     try:
         await authenticate(session, wire, phone)
         session.on_message('{"content":"hi"}')
-        for _ in range(100):
-            if wire.sent:
-                break
-            await asyncio.sleep(0.01)
+        await first_reply(wire)
         assert wire.sent == [{"type": "message", "content": ""}]
     finally:
         await db.close()
@@ -111,10 +113,7 @@ async def test_model_unavailable_is_an_error_reply(tmp_path: Path) -> None:
     try:
         await authenticate(session, wire, phone)
         session.on_message('{"content":"hi"}')
-        for _ in range(100):
-            if wire.sent:
-                break
-            await asyncio.sleep(0.01)
+        await first_reply(wire)
         assert wire.sent[0]["code"] == "MODEL_UNAVAILABLE"
         assert "does not exist" in wire.sent[0]["message"]
     finally:
