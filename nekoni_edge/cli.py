@@ -394,9 +394,7 @@ class _KnowledgeSession:
         s = self.settings
         self.db = await Database.open(s.db_path)
         try:
-            self.embedder = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: Embedder.default(threads=s.n_threads,
-                                               fold_weights=s.embedder_fold_weights))
+            self.embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights)
         except BaseException:
             await self.db.close()
             raise

@@ -139,10 +139,7 @@ class Daemon:
             return None, "disabled in the configuration (rag = false)"
         assert self.db is not None  # noqa: S101
         try:
-            embedder = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: Embedder.default(threads=s.n_threads,
-                                               fold_weights=s.embedder_fold_weights)
-            )
+            embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights)
         except ModelUnavailable as exc:
             _LOGGER.error("knowledge base unavailable: %s", exc)  # noqa: TRY400
             return None, str(exc)

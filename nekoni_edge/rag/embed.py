@@ -94,6 +94,13 @@ class Embedder:
         onnx, tokenizer = default_model_files()
         return cls(onnx, tokenizer, threads=threads, fold_weights=fold_weights)
 
+    @classmethod
+    async def open(cls, threads: int = 2, fold_weights: bool = False) -> Embedder:
+        """The default model, loaded off the event loop (it takes a moment)."""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, lambda: cls.default(threads=threads, fold_weights=fold_weights)
+        )
+
     def count_tokens(self, text: str) -> int:
         """Word pieces of ``text`` as the model sees it, with [CLS] and [SEP]."""
         return len(self.tokenizer.encode(text).ids)

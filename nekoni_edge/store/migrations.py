@@ -6,6 +6,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from nekoni_edge.errors import StoreError
+
 _LOGGER = logging.getLogger(__name__)
 
 Migration = Callable[[Any], None]
@@ -56,8 +58,6 @@ def migrate(conn: Any) -> int:
     """Apply every migration above the file's ``user_version``; return the new version."""
     current = conn.execute("PRAGMA user_version").fetchone()[0]
     if current > latest_version():
-        from nekoni_edge.errors import StoreError  # noqa: PLC0415
-
         raise StoreError(
             f"database schema v{current} is newer than this nekoni-edge (v{latest_version()}); "
             "upgrade nekoni-edge"
