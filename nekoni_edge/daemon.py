@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from nekoni_edge import __version__
+from nekoni_edge import __version__, webpage
 from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.agent.tools import ToolRegistry
@@ -107,6 +107,7 @@ class Daemon:
             app.router.add_get("/api/info", self._info)
             app.router.add_post("/api/pair", self.pairing.handle_pair)
             app.router.add_get("/api/pair/status", self.pairing.handle_status)
+            webpage.add_routes(app)
             self._runner = web.AppRunner(app, access_log=None)
             await self._runner.setup()
             site = web.TCPSite(self._runner, s.host, s.port)
