@@ -41,8 +41,12 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
 
 
 def _add_box_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", help="the box's address (default: find it by mDNS)")
-    parser.add_argument("--port", type=int, default=8470, help="with --host (default 8470)")
+    parser.add_argument("--host", help="the box's address, or its URL such as "
+                        "https://192.168.1.20:8470 (default: find it by mDNS)")
+    parser.add_argument("--port", type=int, default=8470,
+                        help="with a bare --host, for plain HTTP (default 8470)")
+    parser.add_argument("--tls-fingerprint", help="with an https --host: the SHA-256 of the "
+                        "box's certificate (its /api/info and mDNS TXT say it)")
     parser.add_argument("--name", help="with several boxes on the network, the one to use")
     parser.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
 
@@ -207,10 +211,11 @@ class KnownBoxes:
         self.path.write_text(json.dumps(self.keys, indent=2), encoding="utf-8")
 
 
-async def _find_box(args: argparse.Namespace) -> tuple[str, str]:
-    """(base URL, box name) from --host, or by browsing mDNS."""
+async def _find_box(args: argparse.Namespace) -> tuple[str, str, str | None]:
+    """(base URL, box name, TLS fingerprint) from --host, or by browsing mDNS."""
     if args.host:
-        return f"http://{args.host}:{args.port}", args.name or f"{args.host}:{args.port}"
+        url = args.host if "://" in args.host else f"http://{args.host}:{args.port}"
+        return url.rstrip("/"), args.name or url.split("://", 1)[1], args.tls_fingerprint
     from nekoni_edge.discovery import browse  # noqa: PLC0415
 
     boxes = await browse()
@@ -221,16 +226,17 @@ async def _find_box(args: argparse.Namespace) -> tuple[str, str]:
     if len(boxes) > 1:
         names = ", ".join(b.name for b in boxes)
         raise NekoniError(f"several boxes found ({names}): choose one with --name")
-    return boxes[0].base_url, boxes[0].name
+    return boxes[0].base_url, boxes[0].name, boxes[0].tls_fingerprint
 
 
 async def _connected_client(args: argparse.Namespace) -> tuple[Any, KnownBoxes, str]:
     from nekoni_edge.client.phone import PhoneClient  # noqa: PLC0415
 
     _, key = _client_key(args.key_file)
-    base_url, name = await _find_box(args)
+    base_url, name, fingerprint = await _find_box(args)
     known = KnownBoxes(_client_dir() / "known_boxes.json")
-    client = PhoneClient(key, base_url, agent_pub_key=known.keys.get(name))  # type: ignore[arg-type]
+    client = PhoneClient(key, base_url, agent_pub_key=known.keys.get(name),  # type: ignore[arg-type]
+                         tls_fingerprint=fingerprint)
     return client, known, name
 
 
@@ -276,7 +282,8 @@ async def _discover(args: argparse.Namespace) -> int:
     boxes = await browse(args.timeout, args.interface)
     for box in boxes:
         print(f"{box.name}\t{box.base_url}\tpairing={box.txt.get('pairing', '?')}\t"
-              f"agentPubKey={box.txt.get('agentPubKey', '?')}")
+              f"agentPubKey={box.txt.get('agentPubKey', '?')}\t"
+              f"tlsFingerprint={box.tls_fingerprint or '-'}")
     if not boxes:
         print("no nekoni box found", file=sys.stderr)
     return 0 if boxes else 1
@@ -629,11 +636,18 @@ async def main(argv: Sequence[str] | None = None) -> int:
                 "press": _press, "ingest": _ingest, "docs": _docs, "ask": _ask,
                 "config": _config, "doctor": _doctor, "identity": _identity,
                 "skills": _skills, "cron": _cron, "traces": _traces}
+    import aiohttp  # noqa: PLC0415
+
     try:
         return await handlers[args.command](args)
     except NekoniError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+    except aiohttp.ServerFingerprintMismatch as exc:
+        print(f"error: the box's TLS certificate (sha256 {exc.got.hex()}) is not the one with "
+              "the fingerprint given; refusing to talk to it", file=sys.stderr)
+    except (aiohttp.ClientError, OSError) as exc:
+        print(f"error: cannot reach the box: {exc}", file=sys.stderr)
+    return 1
 
 
 def cli_entry_point() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import os
 import tomllib
@@ -28,6 +29,11 @@ class Settings:
     data_dir: Path = Path("var")
     host: str = "0.0.0.0"  # noqa: S104 - an appliance serves its LAN
     port: int = 8470
+    # "auto": HTTPS with the box's self-signed certificate unless ``host`` is loopback (browsers
+    # need a secure context for WebCrypto on a LAN address; loopback already is one).
+    tls: str = "auto"
+    # With TLS on a LAN address: plain HTTP on 127.0.0.1 too, for local tools (0: any free port).
+    loopback_port: int = 8471
     agent_name: str = "nekoni-edge"
     model_path: Path | None = None  # None: the embedded default GGUF
     n_threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
@@ -72,10 +78,34 @@ class Settings:
     def key_path(self) -> Path:
         return self.data_dir / "identity.pem"
 
+    @property
+    def tls_cert_path(self) -> Path:
+        return self.data_dir / "tls.crt"
+
+    @property
+    def tls_key_path(self) -> Path:
+        return self.data_dir / "tls.key"
+
+    @property
+    def host_is_loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    @property
+    def use_tls(self) -> bool:
+        return self.tls == "on" or (self.tls == "auto" and not self.host_is_loopback)
+
     def validate(self) -> Settings:
         """Refuse values that cannot work, naming the key."""
-        if not 0 <= self.port <= 65535:
-            raise ConfigError("port", f"{self.port} is not a TCP port")
+        for name in ("port", "loopback_port"):
+            if not 0 <= getattr(self, name) <= 65535:
+                raise ConfigError(name, f"{getattr(self, name)} is not a TCP port")
+        if self.tls not in ("auto", "on", "off"):
+            raise ConfigError("tls", f"{self.tls!r} is not 'auto', 'on' or 'off'")
         for name in ("n_threads", "n_ctx", "max_tokens", "context_messages", "rag_top_k",
                      "rag_max_file_bytes"):
             if getattr(self, name) < 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from nekoni_edge import __version__, webpage
+from nekoni_edge import __version__, tls, webpage
 from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.agent.tools import ToolRegistry
@@ -57,6 +57,12 @@ async def load_provider(settings: Settings) -> ModelProvider:
     )
 
 
+async def _start_site(site: web.TCPSite) -> int:
+    await site.start()
+    server: Any = site._server  # noqa: SLF001 - the only way to learn an ephemeral port
+    return int(server.sockets[0].getsockname()[1])
+
+
 class Daemon:
     """The running box: database, identity, model, signaling and peers, HTTP."""
 
@@ -74,6 +80,8 @@ class Daemon:
         self._embedder: Embedder | None = None
         self.scheduler: Scheduler | None = None
         self.port = 0
+        self.loopback_port: int | None = None
+        self.certificate: tls.Certificate | None = None
         self.pub_key = ""
         self.room_id = ""
         self.agent_id = ""
@@ -110,10 +118,7 @@ class Daemon:
             webpage.add_routes(app)
             self._runner = web.AppRunner(app, access_log=None)
             await self._runner.setup()
-            site = web.TCPSite(self._runner, s.host, s.port)
-            await site.start()
-            server: Any = site._server  # noqa: SLF001 - the only way to learn an ephemeral port
-            self.port = int(server.sockets[0].getsockname()[1])
+            await self._listen()
             self.pairing.start()
             self._start_button()
             self._control = ControlServer(s.control_path, {
@@ -129,10 +134,28 @@ class Daemon:
             await self.stop()
             raise
         _LOGGER.info(
-            "nekoni-edge %s serving on %s:%d (pubKey %s, model %s) in %.2f s",
-            __version__, s.host, self.port, self.pub_key,
+            "nekoni-edge %s serving on %s://%s:%d (pubKey %s, model %s) in %.2f s",
+            __version__, "https" if self.certificate else "http", s.host, self.port, self.pub_key,
             provider.name if provider else "none", time.monotonic() - started,
         )
+
+    async def _listen(self) -> None:
+        """The LAN listener (HTTPS unless told otherwise), and plain HTTP on loopback beside it."""
+        s = self.settings
+        assert self._runner is not None  # noqa: S101
+        context = None
+        if s.use_tls:
+            self.certificate = await asyncio.to_thread(
+                tls.load_or_create, s.tls_cert_path, s.tls_key_path, s.agent_name
+            )
+            context = self.certificate.server_context()
+        self.port = await _start_site(web.TCPSite(self._runner, s.host, s.port,
+                                                  ssl_context=context))
+        if context is not None and not s.host_is_loopback:
+            self.loopback_port = await _start_site(
+                web.TCPSite(self._runner, "127.0.0.1", s.loopback_port)
+            )
+            _LOGGER.info("plain HTTP for local tools on 127.0.0.1:%d", self.loopback_port)
 
     async def _load_knowledge(self) -> tuple[KnowledgeBase | None, str | None]:
         s = self.settings
@@ -188,7 +211,9 @@ class Daemon:
 
     def _txt(self) -> dict[str, str]:
         window_open = self.pairing is not None and self.pairing.window.is_open
+        secure = {"tlsFingerprint": self.certificate.fingerprint} if self.certificate else {}
         return {
+            **secure,
             "agentPubKey": self.pub_key,
             "roomId": self.room_id,
             "agentName": self.settings.agent_name,
@@ -202,15 +227,16 @@ class Daemon:
         if self.advertiser is not None:
             await self.advertiser.update_txt(pairing="open" if is_open else "closed")
 
-    def info(self, host: str) -> dict[str, Any]:
+    def info(self, host: str, *, secure: bool = False) -> dict[str, Any]:
         """What nekoni's pairing QR code carried, for a client that reached us at ``host``."""
         model = self.chat.provider if self.chat else None
         return {
             "agentPubKey": self.pub_key,
             "agentName": self.settings.agent_name,
             "roomId": self.room_id,
-            "signalUrl": f"ws://{host}{SIGNAL_PATH}",
-            "agentUrl": f"http://{host}",
+            "signalUrl": f"{'wss' if secure else 'ws'}://{host}{SIGNAL_PATH}",
+            "agentUrl": f"{'https' if secure else 'http'}://{host}",
+            "tlsFingerprint": self.certificate.fingerprint if self.certificate else None,
             "v": PROTOCOL_VERSION,
             "pairing": "open" if self.pairing and self.pairing.window.is_open else "closed",
             "model": model.name if model else None,
@@ -219,7 +245,7 @@ class Daemon:
         }
 
     async def _info(self, request: web.Request) -> web.Response:
-        return web.json_response(self.info(request.host))
+        return web.json_response(self.info(request.host, secure=request.secure))
 
     async def stop(self) -> None:
         """Stop in reverse order; safe to call twice."""
@@ -306,7 +332,8 @@ class Daemon:
         """One line for systemd's STATUS= and the log."""
         model = self.chat.provider.name if self.chat and self.chat.provider else "no model"
         peers = len(self.peers.peers) if self.peers else 0
-        return f"serving on port {self.port}; {model}; {peers} phone(s) connected"
+        scheme = "https" if self.certificate else "http"
+        return f"serving {scheme} on port {self.port}; {model}; {peers} phone(s) connected"
 
     async def serve_forever(self, notifier: Notifier | None = None) -> None:
         """Run until SIGTERM or SIGINT, then stop cleanly; tell systemd each step."""

@@ -151,8 +151,14 @@ class FoundBox:
     txt: dict[str, str]
 
     @property
+    def tls_fingerprint(self) -> str | None:
+        """The certificate's SHA-256 when the box serves HTTPS (it says so in its TXT)."""
+        return self.txt.get("tlsFingerprint") or None
+
+    @property
     def base_url(self) -> str:
-        return f"http://{self.addresses[0]}:{self.port}"
+        scheme = "https" if self.tls_fingerprint else "http"
+        return f"{scheme}://{self.addresses[0]}:{self.port}"
 
 
 async def browse(timeout: float = BROWSE_S, interfaces: Sequence[str] = ()) -> list[FoundBox]:  # noqa: ASYNC109

@@ -28,18 +28,21 @@ def load_or_create_key(path: Path) -> Ed25519PrivateKey:
         return _load(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    write_atomically(path, key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+    _LOGGER.info("created identity %s (pubKey %s)", path, public_key_b64(key))
+    return key
+
+
+def write_atomically(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` so that a power cut leaves no file or a whole one, never half."""
     tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        os.write(fd, pem)
+        os.write(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
-    # Atomic: a power cut leaves either no key or a whole one, never half a PEM.
     os.replace(tmp, path)
-    _LOGGER.info("created identity %s (pubKey %s)", path, public_key_b64(key))
-    return key
 
 
 def box_name(key: Ed25519PrivateKey) -> str:

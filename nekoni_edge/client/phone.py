@@ -71,12 +71,14 @@ class PhoneClient:
         *,
         agent_pub_key: str | None = None,
         client_id: str | None = None,
+        tls_fingerprint: str | None = None,
     ) -> None:
         self._key = key
         self.pub_key = public_key_b64(key)
         self.base_url = base_url.rstrip("/")
         self.agent_pub_key = agent_pub_key
         self.client_id = client_id or f"mobile-{secrets.token_hex(4)}"
+        self.tls_fingerprint = tls_fingerprint
         self.info: dict[str, Any] = {}
         self._http: aiohttp.ClientSession | None = None
         self._ws: aiohttp.ClientWebSocketResponse | None = None
@@ -100,7 +102,10 @@ class PhoneClient:
     async def fetch_info(self) -> dict[str, Any]:
         """GET /api/info; pin the box's key on first contact, refuse it if it changed."""
         if self._http is None:
-            self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
+            self._http = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=10),
+                connector=aiohttp.TCPConnector(ssl=self._tls()),
+            )
         async with self._http.get(f"{self.base_url}/api/info") as resp:
             resp.raise_for_status()
             info: dict[str, Any] = await resp.json()
@@ -113,6 +118,16 @@ class PhoneClient:
             raise BoxKeyChanged(self.agent_pub_key, presented)
         self.info = info
         return info
+
+    def _tls(self) -> aiohttp.Fingerprint | bool:
+        """Pin the box's self-signed certificate when its fingerprint is known (mDNS TXT)."""
+        if not self.base_url.startswith("https:"):
+            return True
+        if self.tls_fingerprint:
+            return aiohttp.Fingerprint(bytes.fromhex(self.tls_fingerprint))
+        # Still safe for the channel: the answer must be signed by the pinned box key.
+        _LOGGER.warning("the box's TLS certificate is not pinned (no fingerprint given)")
+        return False
 
     async def pair(
         self, device_name: str = "", *, wait_s: float = 130.0, poll_s: float = 1.0

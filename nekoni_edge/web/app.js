@@ -30,7 +30,10 @@ async function showHistory() {
     { type: "sync", sessionId, afterTimestamp: 0, all: true }, "sync_response",
   );
   $("messages").replaceChildren();
-  for (const m of reply.messages) addMessage(m.role === "user" ? "user" : "assistant", m.content);
+  // The log also keeps the agent's tool results; the chat shows what was said.
+  for (const m of reply.messages) {
+    if (m.role === "user" || m.role === "assistant") addMessage(m.role, m.content);
+  }
 }
 
 async function refreshDocs() {

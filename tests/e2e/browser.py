@@ -28,7 +28,7 @@ FLAGS = (
 
 def chromium_or_fail() -> None:
     """The web tests are not optional: say what to install when the browser is missing."""
-    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not shutil.which(p)]
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if shutil.which(p) is None]
     if missing:
         pytest.fail(f"missing {', '.join(missing)}: apt-get install chromium chromium-driver "
                     "(.ci/run does)")
@@ -37,13 +37,13 @@ def chromium_or_fail() -> None:
 class Browser:
     """One headless Chromium; every call runs in a thread so the daemon's loop keeps going."""
 
-    def __init__(self, profile: Path) -> None:
+    def __init__(self, profile: Path, extra_flags: tuple[str, ...] = ()) -> None:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
-        for flag in FLAGS:
+        for flag in (*FLAGS, *extra_flags):
             options.add_argument(flag)
         options.add_argument(f"--user-data-dir={profile}")
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -51,8 +51,9 @@ class Browser:
         self.driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
 
     @classmethod
-    async def start(cls, profile: Path) -> Browser:
-        return await asyncio.to_thread(cls, profile)
+    async def start(cls, profile: Path, extra_flags: tuple[str, ...] = ()) -> Browser:
+        chromium_or_fail()
+        return await asyncio.to_thread(cls, profile, extra_flags)
 
     async def call(self, fn: Any, *args: Any) -> Any:
         return await asyncio.to_thread(fn, *args)

@@ -131,9 +131,12 @@ def test_find_pair_chat_then_follow_address_change(net: Net, tmp_path: Path) -> 
     try:
         found = discover_until(net, phone_env, name)
         line = next(x for x in found.splitlines() if x.startswith(name))
-        assert f"http://{net.box_ip}:8470" in line
+        # A box on a LAN address serves HTTPS and publishes its certificate's fingerprint.
+        assert f"https://{net.box_ip}:8470" in line
         assert "pairing=closed" in line
         assert "agentPubKey=" in line
+        fingerprint = line.split("tlsFingerprint=", 1)[1].split()[0]
+        assert len(fingerprint) == 64
 
         pairing = subprocess.Popen(
             ["ip", "netns", "exec", net.phone, sys.executable, "-m", "nekoni_edge", "pair",
@@ -153,10 +156,23 @@ def test_find_pair_chat_then_follow_address_change(net: Net, tmp_path: Path) -> 
         assert chat.returncode == 0, chat.stderr
         assert chat.stdout.strip()
 
+        # A wrong pin is refused before anything is sent.
+        wrong = cli(net.phone, "chat", "--host", f"https://{net.box_ip}:8470",
+                    "--tls-fingerprint", "00" * 32, "Hello?", env=phone_env)
+        assert wrong.returncode == 1
+        assert "fingerprint" in wrong.stderr.lower()
+        # Plain HTTP is there for local tools on the box's loopback only.
+        local = cli(net.box, "chat", "--host", "127.0.0.1", "--port", "8471", "Hi.",
+                    env=phone_env)
+        assert local.returncode == 0, local.stderr
+        from_lan = cli(net.phone, "chat", "--host", net.box_ip, "--port", "8471", "Hi.",
+                       env=phone_env)
+        assert from_lan.returncode == 1
+
         new_ip = f"{net.subnet}.3"
         net.move_box(new_ip)
         box.wait_log("re-announcing")
-        discover_until(net, phone_env, f"http://{new_ip}:8470", tries=15)
+        discover_until(net, phone_env, f"https://{new_ip}:8470", tries=15)
         chat = cli(net.phone, "chat", "--name", name, "Say hi.", env=phone_env)
         assert chat.returncode == 0, chat.stderr
     finally:
