@@ -169,10 +169,12 @@ async def test_browser_signatures_match_the_vectors(
         const [vectors, done] = arguments;
         (async () => {
           const m = await import('/web/nekoni.js');
-          const seed = Uint8Array.from(vectors.phone_seed_hex.match(/../g), (h) => parseInt(h, 16));
-          const prefix = [0x30,0x2e,0x02,0x01,0x00,0x30,0x05,0x06,0x03,0x2b,0x65,0x70,0x04,0x22,0x04,0x20];
-          const pkcs8 = new Uint8Array([...prefix, ...seed]);
-          const priv = await crypto.subtle.importKey('pkcs8', pkcs8, {name: 'Ed25519'}, false, ['sign']);
+          const hex = (h) => Uint8Array.from(h.match(/../g), (b) => parseInt(b, 16));
+          // PKCS#8 wrapping of a raw Ed25519 seed, so WebCrypto can import the vectors' key.
+          const pkcs8 = new Uint8Array([...hex('302e020100300506032b657004220420'),
+                                        ...hex(vectors.phone_seed_hex)]);
+          const priv = await crypto.subtle.importKey('pkcs8', pkcs8, {name: 'Ed25519'}, false,
+                                                     ['sign']);
           const identity = new m.Identity({privateKey: priv}, vectors.phone_pubKey);
           const join = {...vectors.signaling.join}; delete join.sig;
           const pair = {...vectors.pair_request.body}; delete pair.sig;
