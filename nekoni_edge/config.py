@@ -39,12 +39,15 @@ class Settings:
     n_threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
     n_ctx: int = 2048  # KV cache memory grows with it (≈ 47 MiB per 1k for SmolLM2-135M)
     model_mmap: bool = True  # map the GGUF instead of reading it into memory
+    kv_cache_type: str = "q8_0"  # "f16" doubles the KV cache's memory
     max_tokens: int = 256
     temperature: float = 0.7
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     context_messages: int = 20
     # Addresses ICE may offer; empty means every interface of the box.
     ice_addresses: tuple[str, ...] = ()
+    # A phone that acknowledges nothing of an answer for this long is gone: cancel, free it.
+    vanish_after_s: float = 0.6
     log_level: str = "INFO"
     # Agent
     tools: bool = True  # the ReAct tool loop (get_time, device_status, rag_query)
@@ -112,8 +115,12 @@ class Settings:
                 raise ConfigError(name, "must be at least 1")
         if not -1.0 <= self.rag_min_score <= 1.0:
             raise ConfigError("rag_min_score", "must be a cosine similarity, -1 to 1")
+        if not 0.25 <= self.vanish_after_s <= 30.0:
+            raise ConfigError("vanish_after_s", "must be between 0.25 and 30 seconds")
         if not 0.0 <= self.temperature <= 2.0:
             raise ConfigError("temperature", "must be between 0 and 2")
+        if self.kv_cache_type not in ("f16", "q8_0"):
+            raise ConfigError("kv_cache_type", f"{self.kv_cache_type!r} is not 'f16' or 'q8_0'")
         if self.gpio not in ("auto", "off"):
             raise ConfigError("gpio", f"{self.gpio!r} is neither 'auto' nor 'off'")
         if self.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):

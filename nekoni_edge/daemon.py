@@ -53,7 +53,7 @@ async def load_provider(settings: Settings) -> ModelProvider:
     path = settings.model_path or default_gguf()
     return await LlamaProvider.load(
         path, n_threads=settings.n_threads, n_ctx=settings.n_ctx, temperature=settings.temperature,
-        use_mmap=settings.model_mmap,
+        use_mmap=settings.model_mmap, kv_cache_type=settings.kv_cache_type,
     )
 
 
@@ -104,7 +104,8 @@ class Daemon:
             pin_host_addresses(s.ice_addresses)
             limiter = FailureLimiter()
             self.peers = PeerManager(key, self.db, self.chat, limiter=limiter,
-                                     max_upload_bytes=s.rag_max_file_bytes)
+                                     max_upload_bytes=s.rag_max_file_bytes,
+                                     vanish_after_s=s.vanish_after_s)
             signaling = SignalingEndpoint(key, self.agent_id, self.room_id, self.db, self.peers)
             self.pairing = PairingService(
                 self.db, led=self._make_led(), limiter=limiter,

@@ -103,9 +103,11 @@ def llama_model() -> Iterator[Any]:
     """The embedded SmolLM2 GGUF, loaded once through llama.cpp for the whole run."""
     from llama_cpp import Llama
 
+    from nekoni_edge.llm.llama import kv_cache_options
     from nekoni_edge.llm.models import default_gguf
 
-    llm = Llama(model_path=str(default_gguf()), n_threads=2, n_ctx=2048, seed=1, verbose=False)
+    llm = Llama(model_path=str(default_gguf()), n_threads=2, n_ctx=2048, seed=1, verbose=False,
+                **kv_cache_options(Settings.kv_cache_type))
     yield llm
     llm.close()
 

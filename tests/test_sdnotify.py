@@ -65,7 +65,7 @@ async def test_daemon_tells_systemd(notify_socket: Any, settings: Any,
     messages = drain(sock)
     assert messages[0] == "STATUS=starting"
     ready = next(m for m in messages if m.startswith("READY=1"))
-    assert f"serving on port {box.port}" in ready
+    assert f"serving http on port {box.port}" in ready
     assert sum(m == "WATCHDOG=1" for m in messages) >= 3  # every 0.1 s, from the loop
     os.kill(os.getpid(), signal.SIGTERM)
     await asyncio.wait_for(task, 30)

@@ -20,6 +20,7 @@ from nekoni_edge.rag.upload import MAX_FILE_BYTES, UploadAssembler
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import rtc_configuration
+from nekoni_edge.transport.liveness import POLL_S, VANISH_AFTER_S, AckWatch, unacked_tsns
 from nekoni_edge.transport.session import HELLO_TIMEOUT_S, ChannelSession
 
 _LOGGER = logging.getLogger(__name__)
@@ -37,6 +38,7 @@ class Peer:
     pc: Any
     sessions: list[ChannelSession]
     remote: str | None = None
+    watch: asyncio.Task[None] | None = None
 
 
 class PeerManager:
@@ -51,6 +53,7 @@ class PeerManager:
         hello_timeout: float = HELLO_TIMEOUT_S,
         limiter: FailureLimiter | None = None,
         max_upload_bytes: int = MAX_FILE_BYTES,
+        vanish_after_s: float = VANISH_AFTER_S,
         clock: Callable[[], float] = time.monotonic,
         nonce_factory: Callable[[], str] = lambda: b64url_encode(secrets.token_bytes(32)),
     ) -> None:
@@ -61,6 +64,7 @@ class PeerManager:
         self._nonce_factory = nonce_factory
         self.limiter = limiter or FailureLimiter()
         self._max_upload_bytes = max_upload_bytes
+        self._vanish_after_s = vanish_after_s
         self._clock = clock
         self.peers: dict[str, Peer] = {}
         self._approved: set[str] = set()
@@ -102,7 +106,20 @@ class PeerManager:
         except Exception:
             await self.close_client(client_id, peer)
             raise
+        peer.watch = asyncio.get_running_loop().create_task(self._watch_acks(peer))
         return str(pc.localDescription.sdp)
+
+    async def _watch_acks(self, peer: Peer) -> None:
+        """Close a peer that stopped acknowledging what it is sent (see ``liveness``)."""
+        watch = AckWatch(self._vanish_after_s)
+        while True:
+            await asyncio.sleep(POLL_S)
+            if watch.observe(*unacked_tsns(peer.pc), self._clock()):
+                _LOGGER.warning("peer %s: nothing acknowledged for %.2f s while being sent "
+                                "data; the phone is gone, closing it", peer.client_id[:32],
+                                self._vanish_after_s)
+                await self.close_client(peer.client_id, peer)
+                return
 
     def _attach(self, peer: Peer, channel: Any) -> None:
         label = f"{peer.client_id[:32]}/{channel.label[:16]}"
@@ -174,9 +191,11 @@ class PeerManager:
         current = self.peers.get(client_id)
         if current is None or (peer is not None and current is not peer):
             if peer is not None:
+                _stop_watch(peer)
                 await peer.pc.close()
             return
         del self.peers[client_id]
+        _stop_watch(current)
         for session in current.sessions:
             session.shutdown()
         await current.pc.close()
@@ -186,3 +205,8 @@ class PeerManager:
         """Close every peer connection."""
         for client_id in list(self.peers):
             await self.close_client(client_id)
+
+
+def _stop_watch(peer: Peer) -> None:
+    if peer.watch is not None and peer.watch is not asyncio.current_task():
+        peer.watch.cancel()

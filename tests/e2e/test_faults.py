@@ -226,3 +226,76 @@ async def test_no_leak_after_100_connect_disconnect_cycles(settings: Any,
         assert rss_mib() - rss < 100
     finally:
         await box.stop()
+
+
+VANISHING_PHONE = textwrap.dedent("""
+    import asyncio, sys
+    from pathlib import Path
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    from nekoni_edge.client.phone import PhoneClient
+    from nekoni_edge.transport.ice import pin_host_addresses
+
+    async def main():
+        pin_host_addresses(["127.0.0.1"])
+        key = load_pem_private_key(Path(sys.argv[1]).read_bytes(), None)
+        async with PhoneClient(key, sys.argv[2]) as phone:
+            phone.send({"type": "message", "sessionId": "vanish",
+                        "content": "Tell me a very long story about a lighthouse keeper."})
+            while (await phone.recv())["type"] != "chunk":
+                pass
+            print("streaming", flush=True)
+            await asyncio.sleep(3600)
+
+    asyncio.run(main())
+""")
+
+
+async def test_phone_vanishing_mid_stream_is_noticed(settings: Any, llama_provider: Any,
+                                                     tmp_path: Path) -> None:
+    """A phone killed mid-answer (no close, no goodbye): the box cancels and frees it."""
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
+
+    # An answer that would run for several seconds, far past the vanish limit.
+    box = Daemon(dataclasses.replace(settings, tools=False, rag=False, max_tokens=1000),
+                 provider=llama_provider)
+    await box.start()
+    try:
+        key = await approved(box)
+        key_file = tmp_path / "phone.pem"
+        key_file.write_bytes(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+        phone = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", VANISHING_PHONE, str(key_file), f"http://127.0.0.1:{box.port}",
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert phone.stdout is not None
+        assert await asyncio.wait_for(phone.stdout.readline(), 60) == b"streaming\n"
+        assert box.peers is not None
+        assert len(box.peers.peers) == 1
+        loop = asyncio.get_running_loop()
+        killed = loop.time()
+        phone.kill()  # SIGKILL: its sockets vanish, nothing is sent
+        await phone.wait()
+        # A functional bound, not a speed check: ICE consent alone would take ~30 s, and the
+        # answer would have finished long before that.
+        async with asyncio.timeout(20):
+            while box.peers.peers:
+                await asyncio.sleep(0.02)
+            freed = loop.time() - killed
+            while llama_provider.cancelled == 0:
+                await asyncio.sleep(0.02)
+            assert box.db is not None
+            reply: list[Any] = []
+            while not reply:  # the cancelled turn keeps what was streamed, written just after
+                await asyncio.sleep(0.02)
+                reply = [m for m in await box.db.recent_messages("vanish", 10)
+                         if m.role == "assistant"]
+        print(f"vanished phone freed after {freed:.2f} s")
+        # Cancelled, not finished: what was streamed before is kept, the rest never generated.
+        assert len(reply) == 1
+        assert 0 < await llama_provider.count_tokens(reply[0].content) < 1000
+    finally:
+        await box.stop()
