@@ -228,6 +228,14 @@ async def test_no_leak_after_100_connect_disconnect_cycles(settings: Any,
         await box.stop()
 
 
+async def until(check: Any, step: float = 0.02) -> None:
+    """Poll ``check()`` until it is true (the caller bounds the wait)."""
+    while True:
+        if check():
+            return
+        await asyncio.sleep(step)
+
+
 VANISHING_PHONE = textwrap.dedent("""
     import asyncio, sys
     from pathlib import Path
@@ -282,15 +290,14 @@ async def test_phone_vanishing_mid_stream_is_noticed(settings: Any, llama_provid
         # A functional bound, not a speed check: ICE consent alone would take ~30 s, and the
         # answer would have finished long before that.
         async with asyncio.timeout(20):
-            while box.peers.peers:
-                await asyncio.sleep(0.02)
+            peers = box.peers
+            await until(lambda: not peers.peers)
             freed = loop.time() - killed
-            while llama_provider.cancelled == 0:
-                await asyncio.sleep(0.02)
+            await until(lambda: llama_provider.cancelled > 0)
             assert box.db is not None
             reply: list[Any] = []
             while not reply:  # the cancelled turn keeps what was streamed, written just after
-                await asyncio.sleep(0.02)
+                await asyncio.sleep(0.02)  # noqa: ASYNC110 - a database read, not an event
                 reply = [m for m in await box.db.recent_messages("vanish", 10)
                          if m.role == "assistant"]
         print(f"vanished phone freed after {freed:.2f} s")
