@@ -90,7 +90,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         rows = {}
         for mmap in (True, False):
-            starts, idles, peaks = [], [], []
+            starts, idles, peaks, afters = [], [], [], []
             for run in range(args.runs):
                 data_dir = Path(tmp) / f"box-{mmap}-{run}"
                 key = Ed25519PrivateKey.generate()
@@ -102,24 +102,28 @@ def main() -> None:
                     time.sleep(2)
                     idles.append(rss_mib(proc.pid))
                     peaks.append(asyncio.run(rss_during_generation(proc.pid, key)))
+                    time.sleep(2)  # settled: the phone left, the turn's buffers were freed
+                    afters.append(rss_mib(proc.pid))
                 finally:
                     proc.terminate()
                     proc.wait(30)
                 starts.append(ready_s)
             rows[mmap] = (statistics.median(starts), statistics.median(idles),
-                          statistics.median(peaks))
+                          statistics.median(peaks), statistics.median(afters))
         db_bytes = asyncio.run(db_size_after(args.messages, Path(tmp) / "size.sqlite"))
 
     print(f"model {default_gguf().name}: {model_mib:.0f} MiB; medians of {args.runs} runs")
-    print(f"{'model loading':<16}{'start→READY s':>15}{'idle RSS MiB':>14}"
-          f"{'gen. RSS MiB':>14}{'overhead MiB':>14}")
-    for mmap, (start, idle, peak) in rows.items():
-        print(f"{'mmap' if mmap else 'read':<16}{start:>15.2f}{idle:>14.0f}{peak:>14.0f}"
-              f"{idle - model_mib:>14.0f}")
-    overhead = rows[True][1] - model_mib
-    verdict = "within" if overhead <= BUDGET_OVERHEAD_MIB else "OVER"
-    print(f"budget (Pi 4, 2 GiB): model + {BUDGET_OVERHEAD_MIB} MiB idle overhead -> "
-          f"{verdict} ({overhead:.0f} MiB over the model's {model_mib:.0f} MiB)")
+    print("RSS in MiB; idle = after start, before any use; used = settled after one turn")
+    print(f"{'model loading':<14}{'start→READY s':>14}{'idle':>7}{'gen.':>7}{'used':>7}"
+          f"{'overhead idle/used':>20}")
+    for mmap, (start, idle, peak, after) in rows.items():
+        print(f"{'mmap' if mmap else 'read':<14}{start:>14.2f}{idle:>7.0f}{peak:>7.0f}"
+              f"{after:>7.0f}{idle - model_mib:>12.0f} / {after - model_mib:.0f}")
+    for label, column in (("idle", 1), ("used", 3)):
+        overhead = rows[True][column] - model_mib
+        verdict = "within" if overhead <= BUDGET_OVERHEAD_MIB else "OVER"
+        print(f"budget (Pi 4, 2 GiB), {label}: model + {BUDGET_OVERHEAD_MIB} MiB overhead -> "
+              f"{verdict} ({overhead:.0f} MiB over the model's {model_mib:.0f} MiB)")
     print(f"database after {args.messages} messages: {db_bytes / 2**20:.1f} MiB")
 
 

@@ -22,10 +22,11 @@ from nekoni_edge.discovery import Advertiser
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.identity import load_or_create_key
 from nekoni_edge.llm.provider import ModelProvider
+from nekoni_edge.memory import return_freed_memory
 from nekoni_edge.pairing.control import ControlServer
 from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
-from nekoni_edge.rag.embed import Embedder
+from nekoni_edge.rag.embed import Embedder, OnDemandEmbedder, TextEmbedder
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.ratelimit import FailureLimiter
@@ -54,6 +55,7 @@ async def load_provider(settings: Settings) -> ModelProvider:
     return await LlamaProvider.load(
         path, n_threads=settings.n_threads, n_ctx=settings.n_ctx, temperature=settings.temperature,
         use_mmap=settings.model_mmap, kv_cache_type=settings.kv_cache_type,
+        n_batch=settings.n_batch,
     )
 
 
@@ -77,7 +79,7 @@ class Daemon:
         self.advertiser: Advertiser | None = None
         self._control: ControlServer | None = None
         self._hardware: list[Any] = []
-        self._embedder: Embedder | None = None
+        self._embedder: TextEmbedder | None = None
         self.scheduler: Scheduler | None = None
         self.port = 0
         self.loopback_port: int | None = None
@@ -134,6 +136,7 @@ class Daemon:
         except BaseException:
             await self.stop()
             raise
+        await asyncio.to_thread(return_freed_memory)  # what loading needed and let go of
         _LOGGER.info(
             "nekoni-edge %s serving on %s://%s:%d (pubKey %s, model %s) in %.2f s",
             __version__, "https" if self.certificate else "http", s.host, self.port, self.pub_key,
@@ -163,8 +166,15 @@ class Daemon:
         if not s.rag:
             return None, "disabled in the configuration (rag = false)"
         assert self.db is not None  # noqa: S101
+        embedder: TextEmbedder
         try:
-            embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights)
+            if s.embedder_keep_s > 0:
+                embedder = await asyncio.to_thread(
+                    OnDemandEmbedder, threads=s.n_threads, fold_weights=s.embedder_fold_weights,
+                    keep_s=s.embedder_keep_s,
+                )
+            else:
+                embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights)
         except ModelUnavailable as exc:
             _LOGGER.error("knowledge base unavailable: %s", exc)  # noqa: TRY400
             return None, str(exc)

@@ -107,7 +107,7 @@ def llama_model() -> Iterator[Any]:
     from nekoni_edge.llm.models import default_gguf
 
     llm = Llama(model_path=str(default_gguf()), n_threads=2, n_ctx=2048, seed=1, verbose=False,
-                **kv_cache_options(Settings.kv_cache_type))
+                **kv_cache_options(Settings.kv_cache_type, Settings.n_batch))
     yield llm
     llm.close()
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.provider import ChatTurn, Usage
+from nekoni_edge.memory import return_freed_memory
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -55,14 +56,18 @@ def check_model_file(path: Path, available: int | None = None) -> int:
 KV_CACHE_TYPES = {"f16": 1, "q8_0": 8}
 
 
-def kv_cache_options(kv_cache_type: str) -> dict[str, Any]:
-    """llama.cpp options for a KV cache of ``kv_cache_type``.
+def kv_cache_options(kv_cache_type: str = "f16", n_batch: int = 128) -> dict[str, Any]:
+    """llama.cpp's memory options: KV cache type, flash attention, prompt batch size.
 
-    q8_0 is half of f16 (-21 MiB at n_ctx 2048 for SmolLM2-135M, the same greedy output);
-    llama.cpp quantizes V only with flash attention on.
+    Measured after a 1,500-token prompt (SmolLM2-135M, n_ctx 2048, 2 x86 cores): flash
+    attention keeps 29 MiB less resident at the same speed, and batches of 128 instead of 512
+    another 12 MiB (compute buffers scale with the batch) with no measurable loss; a q8_0 cache
+    (llama.cpp quantizes V only with flash attention) 22 MiB less again but evaluates prompts
+    ~1.6x slower.
     """
     kv_type = KV_CACHE_TYPES[kv_cache_type]
-    return {"type_k": kv_type, "type_v": kv_type, "flash_attn": kv_cache_type != "f16"}
+    return {"type_k": kv_type, "type_v": kv_type, "flash_attn": True, "n_batch": n_batch,
+            "n_ubatch": n_batch}
 
 
 class LlamaProvider:
@@ -94,7 +99,7 @@ class LlamaProvider:
     @classmethod
     async def load(
         cls, path: Path, *, n_threads: int, n_ctx: int, temperature: float = 0.7, seed: int = -1,
-        use_mmap: bool = True, kv_cache_type: str = "q8_0",
+        use_mmap: bool = True, kv_cache_type: str = "f16", n_batch: int = 128,
     ) -> LlamaProvider:
         """Load the model in its worker thread; raise ModelUnavailable on any failure."""
         check_model_file(path)
@@ -111,7 +116,7 @@ class LlamaProvider:
                 seed=seed,
                 use_mmap=use_mmap,
                 verbose=False,
-                **kv_cache_options(kv_cache_type),
+                **kv_cache_options(kv_cache_type, n_batch),
             )
 
         try:
@@ -175,6 +180,9 @@ class LlamaProvider:
                     put("error", exc)
                 finally:
                     put("end", None)
+                    # Still in the worker, so the next generation waits for it, not the loop:
+                    # a turn's temporary buffers go back to the system (-8 MiB idle RSS).
+                    return_freed_memory()
 
             done = loop.run_in_executor(self._executor, generate)
             finished = False

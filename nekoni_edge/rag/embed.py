@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.models import package_file
+from nekoni_edge.memory import return_freed_memory
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -76,7 +78,7 @@ class Embedder:
                 "optimization.disable_specified_optimizers", "ConstantFolding"
             )
         try:
-            self._session = onnxruntime.InferenceSession(
+            self._session: Any = onnxruntime.InferenceSession(
                 str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
             )
         except Exception as exc:
@@ -132,3 +134,91 @@ class Embedder:
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
+        self._session = None  # the weights go with the session
+
+
+class TextEmbedder(Protocol):
+    """What the knowledge base needs of an embedder."""
+
+    @property
+    def tokenizer(self) -> Any: ...
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def close(self) -> None: ...
+
+
+class OnDemandEmbedder:
+    """The embedder, loaded at first use and released after ``keep_s`` idle seconds.
+
+    An idle box needs no embedding model (retrieval is skipped while no document is stored), and
+    on a 2 GiB board its ~40 MiB belong to the LLM; loading it again takes well under a second.
+    The tokenizer (a few MiB, needed to chunk documents) loads at first use and stays.
+    """
+
+    def __init__(
+        self, *, threads: int = 2, fold_weights: bool = False, keep_s: float = 300.0,
+        loader: Callable[[], Embedder] | None = None,
+    ) -> None:
+        onnx, self._tokenizer_path = default_model_files()
+        for path in (onnx, self._tokenizer_path):
+            if not path.is_file():
+                raise ModelUnavailable(f"embedding model file {path} does not exist")
+        self._tokenizer: Any = None
+        self._tokenizer_lock = threading.Lock()
+        self._loader = loader or (lambda: Embedder.default(threads, fold_weights))
+        self.keep_s = keep_s
+        self._embedder: Embedder | None = None
+        self._lock = asyncio.Lock()
+        self._busy = 0
+        self._timer: asyncio.TimerHandle | None = None
+        self.loads = 0
+
+    @property
+    def tokenizer(self) -> Any:
+        """Blocking the first time (tens of ms): use it from a worker thread."""
+        with self._tokenizer_lock:
+            if self._tokenizer is None:
+                self._tokenizer = load_tokenizer(self._tokenizer_path)
+            return self._tokenizer
+
+    @property
+    def loaded(self) -> bool:
+        return self._embedder is not None
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self._busy += 1
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        try:
+            async with self._lock:
+                if self._embedder is None:
+                    self._embedder = await asyncio.get_running_loop().run_in_executor(
+                        None, self._loader
+                    )
+                    self.loads += 1
+                embedder = self._embedder
+            return await embedder.embed(texts)
+        finally:
+            self._busy -= 1
+            if self._busy == 0 and self._embedder is not None:
+                self._timer = asyncio.get_running_loop().call_later(self.keep_s, self._release)
+
+    def _release(self) -> None:
+        self._timer = None
+        if self._busy or self._embedder is None:
+            return
+        self._embedder.close()
+        self._embedder = None
+        return_freed_memory(collect=True)
+        _LOGGER.info("embedder released after %.0f s unused (it loads again when needed)",
+                     self.keep_s)
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._embedder is not None:
+            self._embedder.close()
+            self._embedder = None

@@ -11,7 +11,7 @@ from pathlib import PurePath
 from typing import Any
 
 from nekoni_edge.rag.chunk import Chunk, chunk_pages
-from nekoni_edge.rag.embed import BATCH_SIZE, Embedder
+from nekoni_edge.rag.embed import BATCH_SIZE, TextEmbedder
 from nekoni_edge.rag.extract import ExtractError, pages
 from nekoni_edge.rag.store import MIN_SCORE, TOP_K, Hit, KnowledgeStore
 
@@ -64,7 +64,7 @@ class KnowledgeBase:
     """Ingest and retrieval over one embedder and one store."""
 
     def __init__(
-        self, embedder: Embedder, store: KnowledgeStore, *, top_k: int = TOP_K,
+        self, embedder: TextEmbedder, store: KnowledgeStore, *, top_k: int = TOP_K,
         min_score: float = MIN_SCORE,
     ) -> None:
         self.embedder = embedder
@@ -77,8 +77,9 @@ class KnowledgeBase:
         """Extract, chunk, embed and store one document; nothing is stored on failure."""
         source = base_name(filename)
         loop = asyncio.get_running_loop()
+        # The tokenizer is read in the worker: an on-demand embedder loads it on first use.
         doc_id, chunks, page_count = await loop.run_in_executor(
-            None, _prepare, source, data, self.embedder.tokenizer
+            None, lambda: _prepare(source, data, self.embedder.tokenizer)
         )
         existing = await self.store.has(doc_id)
         if existing is not None:
@@ -96,6 +97,8 @@ class KnowledgeBase:
 
     async def search(self, query: str, top_k: int | None = None) -> list[Hit]:
         """The chunks closest to ``query`` above the score threshold."""
+        if not await self.store.has_chunks():
+            return []  # nothing to find: no need to embed (or even load the embedder)
         [vector] = await self.embedder.embed([query])
         return await self.store.search(vector, top_k=top_k or self.top_k,
                                        min_score=self.min_score)

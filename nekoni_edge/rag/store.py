@@ -126,6 +126,10 @@ class KnowledgeStore:
         hits = [Hit(r[0], r[1], r[2], r[3], r[4], 1.0 - float(r[5])) for r in rows]
         return [h for h in hits if h.score >= min_score]
 
+    async def has_chunks(self) -> bool:
+        rows = await self._db.execute_sql("SELECT EXISTS (SELECT 1 FROM chunks)")
+        return bool(rows[0][0])
+
     async def counts(self) -> tuple[int, int, int]:
         """(documents, chunks, vectors): equal chunk and vector counts mean no orphans."""
         rows = await self._db.execute_sql(

@@ -179,3 +179,19 @@ async def test_idle_upload_is_discarded(phone: PhoneClient, daemon: Daemon) -> N
     assert session.uploads.in_progress == 0
     async with aclosing(phone.ask("Say ok.", "after-idle")) as stream:
         assert "".join([p async for p in stream]).strip()
+
+
+async def test_the_embedder_loads_only_when_there_is_knowledge(phone: PhoneClient,
+                                                               daemon: Daemon) -> None:
+    from nekoni_edge.rag.embed import OnDemandEmbedder
+
+    embedder = daemon._embedder  # noqa: SLF001
+    assert isinstance(embedder, OnDemandEmbedder)
+    async with aclosing(phone.ask("Hello there.")) as stream:
+        assert "".join([p async for p in stream])
+    assert not embedder.loaded  # no documents: retrieval had nothing to search
+    await phone.upload("note.txt", b"The spare key is under the blue flower pot.")
+    assert embedder.loaded
+    async with aclosing(phone.ask("Where is the spare key?")) as stream:
+        assert "".join([p async for p in stream])
+    assert embedder.loads == 1

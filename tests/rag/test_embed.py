@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,36 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "bad.onnx").write_bytes(b"not a model")
     with pytest.raises(ModelUnavailable, match="could not load"):
         Embedder(tmp_path / "bad.onnx", tokenizer)
+
+
+async def test_on_demand_embedder_loads_when_needed_and_lets_go() -> None:
+    from nekoni_edge.rag.embed import OnDemandEmbedder
+
+    lazy = await asyncio.to_thread(OnDemandEmbedder, threads=1, keep_s=0.3)
+    try:
+        assert not lazy.loaded
+        first, again = await asyncio.gather(lazy.embed(["a cat"]), lazy.embed(["a cat"]))
+        assert lazy.loaded
+        assert lazy.loads == 1  # two callers at once, one load
+        assert first == again
+        await asyncio.sleep(0.6)
+        assert not lazy.loaded  # released after keep_s unused
+        assert await lazy.embed(["a cat"]) == first
+        assert lazy.loads == 2
+        assert await asyncio.to_thread(lambda: lazy.tokenizer.encode("a cat").ids)
+    finally:
+        lazy.close()
+    assert not lazy.loaded
+
+
+async def test_not_released_while_in_use() -> None:
+    from nekoni_edge.rag.embed import OnDemandEmbedder
+
+    lazy = await asyncio.to_thread(OnDemandEmbedder, threads=1, keep_s=0.05)
+    try:
+        texts = [f"sentence number {i} about the sea" for i in range(400)]
+        await lazy.embed(["warm up"])
+        await asyncio.gather(lazy.embed(texts), asyncio.sleep(0.2))
+        assert lazy.loads == 1
+    finally:
+        lazy.close()
