@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -40,12 +40,16 @@ def canonical(payload: Mapping[str, Any]) -> bytes:
     return json.dumps(payload, separators=(",", ":"), sort_keys=True).encode("utf-8")
 
 
-def _canonical_forms(payload: Mapping[str, Any]) -> list[bytes]:
-    """Every form a nekoni client may have signed (see PROTOCOL.md, Encodings)."""
+def _canonical_forms(payload: Mapping[str, Any]) -> Iterator[bytes]:
+    """Every form a nekoni client may have signed (see PROTOCOL.md, Encodings), the signer's
+    form first; the others are only built if it does not verify (a refused stranger's cost)."""
     escaped = canonical(payload)
+    yield escaped
     raw = json.dumps(
         payload, separators=(",", ":"), sort_keys=True, ensure_ascii=False
     ).encode("utf-8")
+    if raw != escaped:
+        yield raw
     # JavaScript sorts the top-level keys only and keeps nested objects as received.
     js = (
         "{"
@@ -57,11 +61,8 @@ def _canonical_forms(payload: Mapping[str, Any]) -> list[bytes]:
         )
         + "}"
     ).encode("utf-8")
-    forms: list[bytes] = []
-    for form in (escaped, raw, js):
-        if form not in forms:
-            forms.append(form)
-    return forms
+    if js not in (escaped, raw):
+        yield js
 
 
 def without_sig(message: Mapping[str, Any]) -> dict[str, Any]:

@@ -103,6 +103,10 @@ class SignalingEndpoint:
             if joined is None:
                 raise SignalingError("NOT_JOINED", "send join first")
             if msg_type == "offer":
+                # The join proved the key; a stranger's offer is refused before its (large)
+                # signature is checked, so a crowd of strangers costs the box less.
+                if not await self._db.is_approved(joined.pub_key):
+                    raise NotApproved(joined.pub_key)
                 await self._on_offer(ws, sig.parse_offer(msg, now, joined), joined, remote)
             else:
                 candidate = sig.parse_ice(msg, now, joined)
@@ -125,8 +129,6 @@ class SignalingEndpoint:
         self, ws: web.WebSocketResponse, offer: sig.Offer, joined: sig.Join, remote: str | None
     ) -> None:
         self._check_to(offer.to)
-        if not await self._db.is_approved(joined.pub_key):
-            raise NotApproved(joined.pub_key)
         answer_sdp = await self._peers.handle_offer(
             joined.client_id, joined.pub_key, offer.sdp, remote
         )
