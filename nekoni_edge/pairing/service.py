@@ -181,6 +181,9 @@ class PairingService:
             return web.json_response({"error": "INVALID_REQUEST",
                                       "message": "mobilePubKey must be a public key"},
                                      status=400)
-        if await self._db.is_approved(key):
-            return web.json_response({"status": "approved"})
-        return web.json_response({"status": self.window.status(key, self._clock())})
+        # Under the lock: a press between the database read and the window read would otherwise
+        # answer "not_paired" for a request that is being approved at that moment.
+        async with self._lock:
+            if await self._db.is_approved(key):
+                return web.json_response({"status": "approved"})
+            return web.json_response({"status": self.window.status(key, self._clock())})
