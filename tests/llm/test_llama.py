@@ -108,3 +108,27 @@ async def test_load_and_close(tmp_path: Path) -> None:
         assert (await collect(provider, 4)).strip()
     finally:
         await provider.aclose()
+
+
+def test_kv_cache_type_auto_follows_the_board() -> None:
+    from nekoni_edge.llm.llama import kv_cache_options, resolve_kv_cache_type
+
+    assert resolve_kv_cache_type("auto", mem_total=2 * 2**30) == "q8_0"  # a Pi 4 with 2 GiB
+    assert resolve_kv_cache_type("auto", mem_total=8 * 2**30) == "f16"
+    assert resolve_kv_cache_type("f16", mem_total=2 * 2**30) == "f16"  # an explicit choice wins
+    assert kv_cache_options("q8_0")["type_k"] == 8
+    assert kv_cache_options("f16")["flash_attn"] is True
+
+
+async def test_q8_0_cache_loads_and_answers() -> None:
+    from nekoni_edge.llm.models import default_gguf
+    from nekoni_edge.llm.provider import ChatTurn
+
+    provider = await LlamaProvider.load(default_gguf(), n_threads=2, n_ctx=512, temperature=0.0,
+                                        kv_cache_type="q8_0")
+    try:
+        pieces = [p async for p in provider.stream_chat([ChatTurn("user", "Say hello.")],
+                                                        max_tokens=8)]
+    finally:
+        await provider.aclose()
+    assert "".join(pieces).strip()
