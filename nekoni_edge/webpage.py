@@ -22,25 +22,21 @@ _HEADERS = {
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}
 
 
-async def _serve(name: str) -> web.StreamResponse:
-    if name not in FILES:
-        raise web.HTTPNotFound(text=f"no file {name[:64]!r}")
-    path = WEB_DIR / name
-    return web.Response(
-        body=path.read_bytes(), charset="utf-8", content_type=_TYPES[path.suffix],
-        headers=_HEADERS,
-    )
-
-
-async def _index(request: web.Request) -> web.StreamResponse:
-    return await _serve("index.html")
-
-
-async def _asset(request: web.Request) -> web.StreamResponse:
-    return await _serve(request.match_info["name"])
-
-
 def add_routes(app: web.Application) -> None:
-    """``GET /`` and ``GET /web/<file>``: a fixed list of small files, nothing else."""
-    app.router.add_get("/", _index)
-    app.router.add_get("/web/{name}", _asset)
+    """``GET /`` and ``GET /web/<file>``: a fixed list of small files, read once, nothing else."""
+    bodies = {name: (WEB_DIR / name).read_bytes() for name in FILES}  # ~25 KB in all
+
+    def serve(name: str) -> web.Response:
+        if name not in bodies:
+            raise web.HTTPNotFound(text=f"no file {name[:64]!r}")
+        return web.Response(body=bodies[name], charset="utf-8",
+                            content_type=_TYPES[Path(name).suffix], headers=_HEADERS)
+
+    async def index(request: web.Request) -> web.StreamResponse:
+        return serve("index.html")
+
+    async def asset(request: web.Request) -> web.StreamResponse:
+        return serve(request.match_info["name"])
+
+    app.router.add_get("/", index)
+    app.router.add_get("/web/{name}", asset)

@@ -14,10 +14,14 @@ export class NekoniError extends Error {
 
 // --- encodings -------------------------------------------------------------------------------
 
-export function b64urlEncode(bytes) {
+function b64Encode(bytes) {
   let text = "";
   for (const b of new Uint8Array(bytes)) text += String.fromCharCode(b);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return btoa(text);
+}
+
+export function b64urlEncode(bytes) {
+  return b64Encode(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 export function b64urlDecode(text) {
@@ -452,7 +456,7 @@ export class NekoniClient extends EventTarget {
       while (this.channel.bufferedAmount > 256 * 1024) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      this.send({ type: "rag_upload_chunk", uploadId, index, content: b64urlToStd(part) });
+      this.send({ type: "rag_upload_chunk", uploadId, index, content: b64Encode(part) });
     }
     return done;
   }
@@ -463,10 +467,4 @@ export class NekoniClient extends EventTarget {
     this.ws?.close();
     this.pc = this.channel = this.ws = null;
   }
-}
-
-function b64urlToStd(bytes) {
-  let text = "";
-  for (const b of bytes) text += String.fromCharCode(b);
-  return btoa(text);
 }
