@@ -137,11 +137,9 @@ async def daemon(settings: Settings, llama_provider: Any) -> AsyncIterator[Any]:
 @pytest.fixture
 async def approved_key(daemon: Any) -> Ed25519PrivateKey:
     """A fresh phone key, approved on the daemon."""
-    from nekoni_edge.protocol.canonical import public_key_b64
+    from tests.e2e.helpers import approved
 
-    key = Ed25519PrivateKey.generate()
-    await daemon.db.approve_device(public_key_b64(key), "test phone")
-    return key
+    return await approved(daemon, "test phone")
 
 
 @pytest.fixture

@@ -11,12 +11,11 @@ from typing import Any
 import aiohttp
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.config import Settings
 from nekoni_edge.errors import ConfigError
-from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.tls import load_or_create
+from tests.e2e.helpers import approved
 
 
 def test_made_once_then_kept(tmp_path: Path) -> None:
@@ -84,8 +83,7 @@ async def test_https_with_the_published_fingerprint(tls_daemon: Any) -> None:
 async def test_phone_over_wss_with_a_pinned_certificate(tls_daemon: Any) -> None:
     from nekoni_edge.client.phone import PhoneClient
 
-    key = Ed25519PrivateKey.generate()
-    await tls_daemon.db.approve_device(public_key_b64(key), "phone")
+    key = await approved(tls_daemon, "phone")
     async with PhoneClient(key, f"https://127.0.0.1:{tls_daemon.port}",
                            tls_fingerprint=tls_daemon.certificate.fingerprint) as phone:
         pong = await phone.request({"type": "ping"}, "pong")

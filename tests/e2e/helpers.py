@@ -1,11 +1,22 @@
-"""Helpers for whole-appliance tests: raw clients and draining a channel."""
+"""Helpers for whole-appliance tests: approved keys, raw clients and draining a channel."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from nekoni_edge.client.phone import PhoneClient
+from nekoni_edge.protocol.canonical import public_key_b64
+
+
+async def approved(box: Any, name: str = "") -> Ed25519PrivateKey:
+    """A fresh phone key, approved on ``box`` (a running Daemon)."""
+    key = Ed25519PrivateKey.generate()
+    assert box.db is not None
+    await box.db.approve_device(public_key_b64(key), name)
+    return key
 
 
 async def drain(client: PhoneClient, wait: float = 15.0) -> list[dict[str, Any]]:

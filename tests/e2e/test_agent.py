@@ -7,14 +7,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.agent.tools import Tool
 from nekoni_edge.client.phone import PhoneClient
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.llm.scripted import ScriptedProvider
-from nekoni_edge.protocol.canonical import public_key_b64
-from tests.e2e.helpers import until
+from tests.e2e.helpers import approved, until
 
 pytestmark = pytest.mark.slow
 
@@ -99,9 +97,7 @@ async def scripted_box(settings: Any) -> AsyncIterator[tuple[Daemon, list[str], 
                                  {"type": "object", "properties": {},
                                   "additionalProperties": False},
                                  unlock, requires_approval=True))
-    key = Ed25519PrivateKey.generate()
-    assert box.db is not None
-    await box.db.approve_device(public_key_b64(key))
+    key = await approved(box)
     yield box, runs, key
     await box.stop()
 

@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nekoni_edge.client.phone import PhoneClient
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.protocol.canonical import public_key_b64
-from tests.e2e.helpers import until
+from tests.e2e.helpers import approved, until
 
 pytestmark = pytest.mark.slow
 
@@ -119,9 +119,7 @@ async def test_disconnect_mid_answer_frees_the_model(settings: Any, llama_provid
 async def test_cancel_stops_the_answer(settings: Any, llama_provider: Any) -> None:
     box = await long_daemon(settings, llama_provider)
     try:
-        assert box.db is not None
-        key = Ed25519PrivateKey.generate()
-        await box.db.approve_device(public_key_b64(key))
+        key = await approved(box)
         async with PhoneClient(key, f"http://127.0.0.1:{box.port}") as phone:
             phone.send({"type": "message", "content": LONG, "sessionId": "c"})
             assert (await phone.recv())["type"] == "chunk"

@@ -21,9 +21,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nekoni_edge.client.phone import PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.errors import SignalingError, StoreError
-from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.store import connection
 from nekoni_edge.store.database import Database
+from tests.e2e.helpers import approved
 
 pytestmark = pytest.mark.slow
 
@@ -38,13 +38,6 @@ def rss_mib() -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-async def approved(box: Daemon) -> Ed25519PrivateKey:
-    key = Ed25519PrivateKey.generate()
-    assert box.db is not None
-    await box.db.approve_device(public_key_b64(key))
-    return key
 
 
 @pytest.mark.parametrize("broken", ["missing", "truncated"])
@@ -228,7 +221,7 @@ async def test_no_leak_after_100_connect_disconnect_cycles(settings: Any,
         await box.stop()
 
 
-async def until(check: Any, step: float = 0.02) -> None:
+async def poll_until(check: Any, step: float = 0.02) -> None:
     """Poll ``check()`` until it is true (the caller bounds the wait)."""
     while True:
         if check():
@@ -291,9 +284,9 @@ async def test_phone_vanishing_mid_stream_is_noticed(settings: Any, llama_provid
         # answer would have finished long before that.
         async with asyncio.timeout(20):
             peers = box.peers
-            await until(lambda: not peers.peers)
+            await poll_until(lambda: not peers.peers)
             freed = loop.time() - killed
-            await until(lambda: llama_provider.cancelled > 0)
+            await poll_until(lambda: llama_provider.cancelled > 0)
             assert box.db is not None
             reply: list[Any] = []
             while not reply:  # the cancelled turn keeps what was streamed, written just after

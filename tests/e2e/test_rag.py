@@ -11,6 +11,7 @@ import pytest
 
 from nekoni_edge.client.phone import PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
+from tests.e2e.helpers import approved
 from tests.pdf import make_pdf
 from tests.rag.corpus import DOCUMENTS
 
@@ -45,17 +46,13 @@ class RecordingProvider:
 
 
 async def test_upload_then_answer_uses_the_file(settings: Any, llama_provider: Any) -> None:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from nekoni_edge.protocol.canonical import public_key_b64
 
     recorder = RecordingProvider(llama_provider)
     daemon = Daemon(settings, provider=recorder)
     await daemon.start()
     try:
-        key = Ed25519PrivateKey.generate()
-        assert daemon.db is not None
-        await daemon.db.approve_device(public_key_b64(key))
+        key = await approved(daemon)
         async with PhoneClient(key, f"http://127.0.0.1:{daemon.port}") as phone:
             await upload_and_ask(phone, daemon, recorder)
     finally:
@@ -150,13 +147,9 @@ async def test_oversized_file_refused(settings: Any, llama_provider: Any) -> Non
                  provider=llama_provider)
     await box.start()
     try:
-        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-        from nekoni_edge.protocol.canonical import public_key_b64
 
-        key = Ed25519PrivateKey.generate()
-        assert box.db is not None
-        await box.db.approve_device(public_key_b64(key))
+        key = await approved(box)
         async with PhoneClient(key, f"http://127.0.0.1:{box.port}") as phone:
             with pytest.raises(ReplyError, match="more than a file of|larger than"):
                 await phone.upload("big.txt", b"x" * 50_000)
