@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import secrets
 import statistics
 import sys
@@ -97,28 +98,47 @@ async def crowd_worker(url: str, strangers: int) -> None:
             if line.strip() != "go":
                 return
             await asyncio.gather(*(stranger(http, url, j, o) for j, o in crowd))
+            print("done", flush=True)
 
 
 async def crowded_turns(phone: PhoneClient, url: str, strangers: int, rounds: int,
-                        nice: int) -> list[tuple[float, float]]:
-    """The owner's turns while the crowd (another process, at ``nice``) connects at once."""
+                        nice: int) -> tuple[float, list[tuple[float, float]]]:
+    """The box's CPU seconds per stranger, and the owner's turns while the crowd (another
+    process, at ``nice``) connects at once."""
     crowd = await asyncio.create_subprocess_exec(
         "nice", "-n", str(nice), sys.executable, "-m", "benchmarks.bench_load", "--crowd", url,
         "--strangers", str(strangers), stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE)
     assert crowd.stdin is not None
     assert crowd.stdout is not None
-    results = []
-    for i in range(rounds):
+
+    async def burst() -> None:
+        assert crowd.stdin is not None
+        assert crowd.stdout is not None
         assert (await crowd.stdout.readline()).strip() == b"ready"
         crowd.stdin.write(b"go\n")
         await crowd.stdin.drain()
+
+    async def burst_done() -> None:
+        assert crowd.stdout is not None
+        assert (await crowd.stdout.readline()).strip() == b"done"
+
+    # The box's own CPU for one crowd with nobody chatting: what each stranger costs it.
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    await burst()
+    await burst_done()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    results = []
+    for i in range(rounds):
+        await burst()
         await asyncio.sleep(0.05)  # let the crowd get going
         results.append(await owner_turn(phone, f"c{nice}-{i}"))
+        await burst_done()
     crowd.stdin.write(b"stop\n")
     await crowd.stdin.drain()
     await crowd.wait()
-    return results
+    return cpu / strangers, results
 
 
 async def run(rounds: int, strangers: int, threads: int) -> None:
@@ -145,19 +165,22 @@ async def run(rounds: int, strangers: int, threads: int) -> None:
                            for nice in (0, 19)}
         finally:
             await box.stop()
-    rows = [("alone", alone), (f"{strangers} strangers", crowded[0]),
-            (f"{strangers} strangers, nice 19", crowded[19])]
+    rows = [("alone", alone, None), (f"{strangers} strangers", *reversed(crowded[0])),
+            (f"{strangers} strangers, nice 19", *reversed(crowded[19]))]
     print(f"owner's answers, {rounds} rounds each (medians, ms). The strangers' messages are")
     print("signed before the clock starts (on a LAN their devices do that); their process")
-    print("shares the box's cores, so the nice-19 row keeps its I/O work from competing too")
-    print(f"{'condition':<30}{'TTFT':>8}{'token gap':>11}{'delay':>8}{'intervals':>11}")
+    print("shares the box's cores, so the nice-19 row keeps its I/O work from competing too.")
+    print("box CPU: the box process's CPU per stranger, measured over one crowd alone")
+    print(f"{'condition':<30}{'TTFT':>8}{'token gap':>11}{'delay':>8}{'intervals':>11}"
+          f"{'box CPU':>9}")
     gap = statistics.median(r[1] for r in alone)
     base = statistics.median(r[0] for r in alone)
-    for name, results in rows:
+    for name, results, cpu in rows:
         ttft = statistics.median(r[0] for r in results)
         step = statistics.median(r[1] for r in results)
+        cost = "" if cpu is None else f"{cpu * 1000:.2f}"
         print(f"{name:<30}{ttft * 1000:>8.1f}{step * 1000:>11.1f}"
-              f"{(ttft - base) * 1000:>8.1f}{(ttft - base) / gap:>11.1f}")
+              f"{(ttft - base) * 1000:>8.1f}{(ttft - base) / gap:>11.1f}{cost:>9}")
 
 
 def main() -> None:

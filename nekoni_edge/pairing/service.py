@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from aiohttp import web
 
 from nekoni_edge.aio import cancel_and_wait
+from nekoni_edge.errors import BadMessage
 from nekoni_edge.pairing.window import (
     Action,
     Approve,
@@ -23,6 +23,7 @@ from nekoni_edge.pairing.window import (
     WindowChanged,
 )
 from nekoni_edge.protocol.canonical import is_valid_public_key, verify_message
+from nekoni_edge.protocol.messages import decode
 from nekoni_edge.protocol.signaling import TS_TOLERANCE_MS
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database, now_ms
@@ -141,11 +142,11 @@ class PairingService:
         if len(raw) > MAX_PAIR_BODY:
             return self._refuse(request, None, 413, "TOO_LARGE", "request body too large")
         try:
-            body: Any = json.loads(raw)
-        except ValueError:
-            return self._refuse(request, None, 400, "INVALID_JSON", "body is not JSON")
-        if not isinstance(body, dict):
-            return self._refuse(request, None, 400, "INVALID_REQUEST", "body must be an object")
+            body = decode(raw, MAX_PAIR_BODY)
+        except BadMessage as exc:
+            if exc.code == "NOT_AN_OBJECT":
+                return self._refuse(request, None, 400, "INVALID_REQUEST", "body must be an object")
+            return self._refuse(request, None, 400, "INVALID_JSON", f"body is not JSON: {exc}")
         key = body.get("mobilePubKey")
         if not is_valid_public_key(key):
             return self._refuse(request, None, 400, "INVALID_REQUEST",

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from nekoni_edge.errors import BadMessage, MessageTooLarge
 
 MAX_MESSAGE_BYTES = 64 * 1024
+# No message of ours nests deeper than a few levels; a deeper one is refused before json.loads
+# recurses into it, so a hostile peer cannot drive the parser near the recursion limit (where a
+# finalizer run by the garbage collector at that depth fails in its turn).
+MAX_NESTING = 32
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
 MAX_CONTENT_CHARS = 16_000
 MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
@@ -134,12 +141,37 @@ def decode(data: str | bytes, limit: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
     if size > limit:
         raise MessageTooLarge(size, limit)
     try:
-        obj = json.loads(data)
+        text = data if isinstance(data, str) else data.decode("utf-8")
+        if nesting_depth(text) > MAX_NESTING:
+            raise BadMessage("TOO_DEEP", f"message nests deeper than {MAX_NESTING} levels")
+        obj = json.loads(text)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BadMessage("INVALID_JSON", "message is not valid JSON") from exc
     if not isinstance(obj, dict):
         raise BadMessage("NOT_AN_OBJECT", "message must be a JSON object")
     return obj
+
+
+def nesting_depth(text: str) -> int:
+    """Deepest bracket nesting outside JSON strings, found without recursion.
+
+    0 when there are too few brackets to pass MAX_NESTING at all. Only the brackets are walked
+    (strings are cut out by a regex first), so an ordinary message costs a handful of steps;
+    the walk stops as soon as the cap is passed.
+    """
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return 0
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_STRING.sub("", text)):
+        if match.group() in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_NESTING:
+                    break
+        else:
+            depth -= 1
+    return deepest
 
 
 def _string(obj: dict[str, Any], key: str, limit: int, default: str | None = None) -> str:

@@ -152,6 +152,24 @@ async def test_forged_or_stale_pair_request_refused(box: Daemon, mock_gpio: Any)
     assert (status, reply["error"]) == (429, "RATE_LIMITED")
 
 
+async def test_malformed_pair_bodies_are_clear_errors(box: Daemon) -> None:
+    async def post_raw(data: bytes) -> tuple[int, dict[str, Any]]:
+        async with aiohttp.ClientSession() as http, \
+                http.post(f"{url(box)}/api/pair", data=data) as resp:
+            return resp.status, await resp.json()
+
+    assert await post_raw(b"{oops") == (400, {"error": "INVALID_JSON",
+                                              "message": "body is not JSON: message is not "
+                                              "valid JSON"})
+    assert (await post_raw(b"[1, 2]"))[1]["error"] == "INVALID_REQUEST"
+    # 2000 levels fit the 4 KiB cap; they are refused before the parser recurses into them
+    status, reply = await post_raw(b"[" * 2000 + b"]" * 2000)
+    assert (status, reply["error"]) == (400, "INVALID_JSON")
+    assert "deeper than" in reply["message"]
+    assert box.db is not None
+    assert await box.db.list_devices() == []
+
+
 async def test_long_press_clears_every_pairing(box: Daemon, mock_gpio: Any) -> None:
     assert box.db is not None
     for _ in range(3):
