@@ -63,11 +63,15 @@ class SignalingEndpoint:
                     joined = await self._on_text(ws, frame.data, joined, request.remote)
                 except SignalingError as exc:
                     _LOGGER.info("signal %s: refused: %s", peer_name, exc)
+                    key = exc.pub_key if isinstance(exc, NotApproved) else None
                     if exc.code in _COUNTED_FAILURES:
                         self._peers.limiter.failure(
-                            request.remote, joined.pub_key if joined else None, now=self._clock()
+                            request.remote, key or (joined.pub_key if joined else None),
+                            now=self._clock(),
                         )
                     await ws.send_json(sig.error(exc.code, exc.message))
+                    if isinstance(exc, NotApproved):
+                        break  # a stranger has nothing more to say here; closing frees it now
                 except Exception:
                     _LOGGER.exception("signal %s: internal error", peer_name)
                     await ws.send_json(sig.error("INTERNAL_ERROR", "the box failed; see its log"))
@@ -93,6 +97,10 @@ class SignalingEndpoint:
             self._check_not_blocked(join.pub_key)
             if join.client_id == self.agent_id:
                 raise SignalingError("INVALID_JOIN", "clientId is taken")
+            # Only paired keys enter the room (pairing is over /api/pair, never through it): a
+            # crowd of strangers is sent away after one message each, their signatures proved.
+            if not await self._db.is_approved(join.pub_key):
+                raise NotApproved(join.pub_key)
             self.members[join.client_id] = ws
             _LOGGER.info("signal: %s joined (key %s)", join.client_id[:32], join.pub_key[:12])
             await ws.send_json(
@@ -103,8 +111,8 @@ class SignalingEndpoint:
             if joined is None:
                 raise SignalingError("NOT_JOINED", "send join first")
             if msg_type == "offer":
-                # The join proved the key; a stranger's offer is refused before its (large)
-                # signature is checked, so a crowd of strangers costs the box less.
+                # Checked again: the key may have been revoked since its join. Before the
+                # (large) signature, since the join already proved the key.
                 if not await self._db.is_approved(joined.pub_key):
                     raise NotApproved(joined.pub_key)
                 await self._on_offer(ws, sig.parse_offer(msg, now, joined), joined, remote)

@@ -125,7 +125,7 @@ async def test_replayed_response_from_earlier_session(daemon: Daemon,
         await second.close()
 
 
-async def test_offer_from_unapproved_key(daemon: Daemon) -> None:
+async def test_unapproved_key_is_sent_away_at_join(daemon: Daemon) -> None:
     stranger = PhoneClient(Ed25519PrivateKey.generate(), f"http://127.0.0.1:{daemon.port}")
     try:
         with pytest.raises(SignalingError) as info:
@@ -135,6 +135,30 @@ async def test_offer_from_unapproved_key(daemon: Daemon) -> None:
     assert info.value.code == "NOT_APPROVED"
     assert daemon.peers is not None
     assert daemon.peers.peers == {}  # no peer connection was made for it
+    # on a raw socket: one error for the join, then the box closes; it never entered the room
+    async with aiohttp.ClientSession() as http, \
+            http.ws_connect(f"ws://127.0.0.1:{daemon.port}/signal") as ws:
+        await ws.send_str(json.dumps(join(Ed25519PrivateKey.generate(), daemon)))
+        reply = json.loads((await ws.receive()).data)
+        assert (reply["type"], reply["code"]) == ("error", "NOT_APPROVED")
+        assert (await ws.receive()).type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
+
+
+async def test_key_revoked_after_join_cannot_offer(daemon: Daemon,
+                                                   approved_key: Ed25519PrivateKey) -> None:
+    offer = sig.signed_by_client(approved_key, {
+        "type": "offer", "sdp": "v=0\r\n", "from": "mobile-test", "to": daemon.agent_id,
+        "ts": now_ms()})
+    async with aiohttp.ClientSession() as http, \
+            http.ws_connect(f"ws://127.0.0.1:{daemon.port}/signal") as ws:
+        await ws.send_str(json.dumps(join(approved_key, daemon)))
+        assert json.loads((await ws.receive()).data)["type"] == "peer_joined"
+        assert daemon.db is not None
+        assert await daemon.db.remove_device(public_key_b64(approved_key))
+        await ws.send_str(json.dumps(offer))
+        assert json.loads((await ws.receive()).data)["code"] == "NOT_APPROVED"
+    assert daemon.peers is not None
+    assert daemon.peers.peers == {}
 
 
 async def signal_exchange(daemon: Daemon, *messages: dict[str, Any]) -> list[dict[str, Any]]:
