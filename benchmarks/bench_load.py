@@ -79,10 +79,14 @@ async def crowd_worker(url: str, strangers: int) -> None:
             print("done", flush=True)
 
 
+Turns = list[tuple[float, float]]
+
+
 async def crowded_turns(phone: PhoneClient, url: str, strangers: int, rounds: int,
-                        nice: int) -> tuple[float, list[tuple[float, float]]]:
-    """The box's CPU seconds per stranger, and the owner's turns while the crowd (another
-    process, at ``nice``) connects at once."""
+                        nice: int) -> tuple[float, Turns, Turns]:
+    """The box's CPU seconds per stranger, and the owner's turns alone and while the crowd
+    (another process, at ``nice``) connects at once, in pairs: an alone turn just before each
+    crowded one, so that drift of the machine over the run cancels out of the difference."""
     crowd = await asyncio.create_subprocess_exec(
         "nice", "-n", str(nice), sys.executable, "-m", "benchmarks.bench_load", "--crowd", url,
         "--strangers", str(strangers), stdin=asyncio.subprocess.PIPE,
@@ -110,16 +114,17 @@ async def crowded_turns(phone: PhoneClient, url: str, strangers: int, rounds: in
         await burst_done()
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / COST_BURSTS
-    results = []
+    alone, crowded = [], []
     for i in range(rounds):
+        alone.append(await owner_turn(phone, f"a{nice}-{i}"))
         await burst()
         await asyncio.sleep(0.05)  # let the crowd get going
-        results.append(await owner_turn(phone, f"c{nice}-{i}"))
+        crowded.append(await owner_turn(phone, f"c{nice}-{i}"))
         await burst_done()
     crowd.stdin.write(b"stop\n")
     await crowd.stdin.drain()
     await crowd.wait()
-    return cpu / strangers, results
+    return cpu / strangers, alone, crowded
 
 
 async def run(rounds: int, strangers: int, threads: int) -> None:
@@ -141,32 +146,35 @@ async def run(rounds: int, strangers: int, threads: int) -> None:
             url = f"http://127.0.0.1:{box.port}"
             async with PhoneClient(key, url) as phone:
                 await owner_turn(phone, "warm-up")
-                alone = [await owner_turn(phone, f"a{i}") for i in range(rounds)]
                 crowded = {nice: await crowded_turns(phone, url, strangers, rounds, nice)
                            for nice in (0, 19)}
         finally:
             await box.stop()
-    rows = [("alone", alone, None), (f"{strangers} strangers", *reversed(crowded[0])),
-            (f"{strangers} strangers, nice 19", *reversed(crowded[19]))]
-    print(f"owner's answers, {rounds} rounds each (medians, ms). The strangers' messages are")
-    print("signed before the clock starts (on a LAN their devices do that); their process")
-    print("shares the box's cores, so the nice-19 row keeps its I/O work from competing too.")
-    print(f"box CPU: the box process's CPU (ms) per stranger, over {COST_BURSTS} crowds alone")
+    print(f"owner's answers, {rounds} pairs of rounds per crowd (medians, ms): an answer")
+    print("alone, then one while the crowd connects. The strangers' messages are signed")
+    print("before the clock starts (on a LAN their devices do that); their process shares")
+    print("the box's cores, so the nice-19 row keeps its I/O work from competing too.")
+    print("delay: median of (crowded - alone) TTFT over the pairs; intervals: delay / token")
+    print(f"gap alone; box CPU: the box's CPU (ms) per stranger, over {COST_BURSTS} crowds")
     print(f"{'condition':<30}{'TTFT':>8}{'token gap':>11}{'delay':>8}{'intervals':>11}"
           f"{'box CPU':>9}")
-    gap = statistics.median(r[1] for r in alone)
-    base = statistics.median(r[0] for r in alone)
-    for name, results, cpu in rows:
-        ttft = statistics.median(r[0] for r in results)
-        step = statistics.median(r[1] for r in results)
-        cost = "" if cpu is None else f"{cpu * 1000:.2f}"
-        print(f"{name:<30}{ttft * 1000:>8.1f}{step * 1000:>11.1f}"
-              f"{(ttft - base) * 1000:>8.1f}{(ttft - base) / gap:>11.1f}{cost:>9}")
+    for nice, (cpu, alone, crowd) in crowded.items():
+        gap = statistics.median(r[1] for r in alone)
+        delay = statistics.median(c[0] - a[0] for a, c in zip(alone, crowd, strict=True))
+        name = f"{strangers} strangers" + (f", nice {nice}" if nice else "")
+        for label, results, cost, extra in (
+                ("  alone", alone, "", ("", "")),
+                ("  " + name, crowd, f"{cpu * 1000:.2f}",
+                 (f"{delay * 1000:.1f}", f"{delay / gap:.1f}"))):
+            ttft = statistics.median(r[0] for r in results)
+            step = statistics.median(r[1] for r in results)
+            print(f"{label:<30}{ttft * 1000:>8.1f}{step * 1000:>11.1f}"
+                  f"{extra[0]:>8}{extra[1]:>11}{cost:>9}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--strangers", type=int, default=50)
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     parser.add_argument("--crowd", metavar="URL", help=argparse.SUPPRESS)
