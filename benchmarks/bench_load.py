@@ -175,7 +175,7 @@ async def run(rounds: int, strangers: int, threads: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--strangers", type=int, default=50)
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     parser.add_argument("--crowd", metavar="URL", help=argparse.SUPPRESS)
