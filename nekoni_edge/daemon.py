@@ -44,6 +44,9 @@ _LOGGER = logging.getLogger(__name__)
 PROTOCOL_VERSION = "1"
 SIGNAL_PATH = "/signal"
 STATUS_EVERY_S = 30.0
+# A connection that has sent no (complete) request for this long is closed, the first one
+# included: aiohttp's default is an hour, so silent sockets would hold the box's descriptors.
+HTTP_IDLE_S = 15.0
 
 
 async def load_provider(settings: Settings) -> ModelProvider:
@@ -74,6 +77,7 @@ class Daemon:
         self.db: Database | None = None
         self.chat: ChatService | None = None
         self.peers: PeerManager | None = None
+        self.signaling: SignalingEndpoint | None = None
         self._runner: web.AppRunner | None = None
         self.pairing: PairingService | None = None
         self.advertiser: Advertiser | None = None
@@ -108,18 +112,20 @@ class Daemon:
             self.peers = PeerManager(key, self.db, self.chat, limiter=limiter,
                                      max_upload_bytes=s.rag_max_file_bytes,
                                      vanish_after_s=s.vanish_after_s)
-            signaling = SignalingEndpoint(key, self.agent_id, self.room_id, self.db, self.peers)
+            self.signaling = SignalingEndpoint(
+                key, self.agent_id, self.room_id, self.db, self.peers
+            )
             self.pairing = PairingService(
                 self.db, led=self._make_led(), limiter=limiter,
                 on_window_changed=self._on_window_changed, on_revoke=self.peers.revoke,
             )
             app = web.Application(client_max_size=64 * 1024)
-            app.router.add_get(SIGNAL_PATH, signaling.handle)
+            app.router.add_get(SIGNAL_PATH, self.signaling.handle)
             app.router.add_get("/api/info", self._info)
             app.router.add_post("/api/pair", self.pairing.handle_pair)
             app.router.add_get("/api/pair/status", self.pairing.handle_status)
             webpage.add_routes(app)
-            self._runner = web.AppRunner(app, access_log=None)
+            self._runner = web.AppRunner(app, access_log=None, keepalive_timeout=HTTP_IDLE_S)
             await self._runner.setup()
             await self._listen()
             self.pairing.start()
@@ -277,6 +283,9 @@ class Daemon:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        if self.signaling is not None:
+            self.signaling.close()
+            self.signaling = None
         if self.peers is not None:
             await self.peers.close_all()
             self.peers = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -15,12 +17,15 @@ from nekoni_edge.protocol import signaling as sig
 from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.protocol.messages import decode
 from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.transport.lobby import Lobby
 from nekoni_edge.transport.peers import PeerManager
 
 _LOGGER = logging.getLogger(__name__)
 
 # Refusals that count towards a key's or address's block (PROTOCOL.md: edge limits).
 _COUNTED_FAILURES = frozenset({"INVALID_SIGNATURE", "STALE_TIMESTAMP", "NOT_APPROVED"})
+CLOSE_WAIT_S = 1.0  # the close handshake is one LAN round trip; a silent peer gets no more
+FULL_WARNING_EVERY_S = 60.0  # a crowd fills the lobby over and over: one line a minute
 
 
 class SignalingEndpoint:
@@ -35,6 +40,7 @@ class SignalingEndpoint:
         peers: PeerManager,
         clock_ms: Callable[[], int] = now_ms,
         clock: Callable[[], float] = time.monotonic,
+        lobby: Lobby[web.WebSocketResponse] | None = None,
     ) -> None:
         self._key = agent_key
         self._pub_key = public_key_b64(agent_key)
@@ -45,13 +51,19 @@ class SignalingEndpoint:
         self._clock_ms = clock_ms
         self._clock = clock
         self.members: dict[str, web.WebSocketResponse] = {}
+        self.lobby: Lobby[web.WebSocketResponse] = lobby or Lobby()
+        self._sweep: asyncio.TimerHandle | None = None
+        self._sending_away: set[asyncio.Task[None]] = set()
+        self._full_warned_at: float | None = None
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """aiohttp handler for ``GET /signal``."""
-        ws = web.WebSocketResponse(max_msg_size=sig.MAX_SIGNAL_BYTES, heartbeat=30)
+        ws = web.WebSocketResponse(max_msg_size=sig.MAX_SIGNAL_BYTES, heartbeat=30,
+                                   timeout=CLOSE_WAIT_S)
         await ws.prepare(request)
         joined: sig.Join | None = None
         peer_name = request.remote or "?"
+        self._wait_to_join(ws)
         try:
             async for frame in ws:
                 if frame.type is not WSMsgType.TEXT:
@@ -62,6 +74,8 @@ class SignalingEndpoint:
                     self._check_not_blocked(request.remote, joined.pub_key if joined else None)
                     joined = await self._on_text(ws, frame.data, joined, request.remote)
                 except SignalingError as exc:
+                    if ws.closed:
+                        break  # sent away from the lobby meanwhile: nobody to answer
                     _LOGGER.info("signal %s: refused: %s", peer_name, exc)
                     key = exc.pub_key if isinstance(exc, NotApproved) else None
                     if exc.code in _COUNTED_FAILURES:
@@ -73,13 +87,64 @@ class SignalingEndpoint:
                     if isinstance(exc, NotApproved):
                         break  # a stranger has nothing more to say here; closing frees it now
                 except Exception:
+                    if ws.closed:
+                        break  # sent away from the lobby meanwhile: nobody to answer
                     _LOGGER.exception("signal %s: internal error", peer_name)
                     await ws.send_json(sig.error("INTERNAL_ERROR", "the box failed; see its log"))
         finally:
+            self.lobby.leave(ws)
             if joined is not None and self.members.get(joined.client_id) is ws:
                 del self.members[joined.client_id]
                 _LOGGER.info("signal: %s left", joined.client_id[:32])
         return ws
+
+    def close(self) -> None:
+        """Stop the join-deadline timer (the sockets themselves close with the HTTP server)."""
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
+
+    def _wait_to_join(self, ws: web.WebSocketResponse) -> None:
+        now = self._clock()
+        evicted = self.lobby.enter(ws, now)
+        if evicted and (self._full_warned_at is None
+                        or now - self._full_warned_at >= FULL_WARNING_EVERY_S):
+            self._full_warned_at = now
+            _LOGGER.warning("signal: %d sockets wait to join, the most there may be; closing "
+                            "the oldest as new ones open", self.lobby.capacity)
+        for old in evicted:
+            self._send_away(old, "BUSY", "too many sockets are waiting to join; try again")
+        self._schedule_sweep()
+
+    def _schedule_sweep(self) -> None:
+        when = self.lobby.next_deadline()
+        if self._sweep is not None or when is None:
+            return
+        delay = max(0.0, when - self._clock())
+        self._sweep = asyncio.get_running_loop().call_later(delay, self._on_sweep)
+
+    def _on_sweep(self) -> None:
+        self._sweep = None
+        expired = self.lobby.expired(self._clock())
+        if expired:
+            _LOGGER.info("signal: closing %d socket(s) that did not join within %.0f s",
+                         len(expired), self.lobby.deadline_s)
+        for ws in expired:
+            self._send_away(ws, "JOIN_TIMEOUT",
+                            f"send join within {self.lobby.deadline_s:.0f} s of opening")
+        self._schedule_sweep()
+
+    def _send_away(self, ws: web.WebSocketResponse, code: str, message: str) -> None:
+        task = asyncio.create_task(self._async_send_away(ws, code, message))
+        self._sending_away.add(task)
+        task.add_done_callback(self._sending_away.discard)
+
+    @staticmethod
+    async def _async_send_away(ws: web.WebSocketResponse, code: str, message: str) -> None:
+        # The socket may be closing already (its peer left): then there is nobody to tell.
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await ws.send_json(sig.error(code, message))
+        await ws.close()
 
     async def _on_text(
         self, ws: web.WebSocketResponse, text: str, joined: sig.Join | None, remote: str | None
@@ -101,6 +166,9 @@ class SignalingEndpoint:
             # crowd of strangers is sent away after one message each, their signatures proved.
             if not await self._db.is_approved(join.pub_key):
                 raise NotApproved(join.pub_key)
+            if ws.closed:
+                raise SignalingError("BUSY", "sent away while joining")  # by the lobby
+            self.lobby.leave(ws)
             self.members[join.client_id] = ws
             _LOGGER.info("signal: %s joined (key %s)", join.client_id[:32], join.pub_key[:12])
             await ws.send_json(

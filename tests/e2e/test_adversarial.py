@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import secrets
 from typing import Any
 
@@ -10,13 +12,14 @@ import aiohttp
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from nekoni_edge import daemon as daemon_module
 from nekoni_edge.client.phone import PhoneClient, new_nonce
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.errors import SignalingError
 from nekoni_edge.protocol import signaling as sig
 from nekoni_edge.protocol.canonical import b64url_encode, public_key_b64, sign
 from nekoni_edge.store.database import now_ms
-from tests.e2e.helpers import drain
+from tests.e2e.helpers import approved, drain
 
 pytestmark = pytest.mark.slow
 
@@ -232,3 +235,87 @@ async def test_repeated_failures_block_the_key(daemon: Daemon,
     # even a good join from that key and address is refused while blocked
     [reply] = await signal_exchange(daemon, join(approved_key, daemon))
     assert reply["code"] == "RATE_LIMITED"
+
+
+CLOSED = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED)
+
+
+async def test_a_socket_that_never_joins_is_closed(daemon: Daemon,
+                                                  approved_key: Ed25519PrivateKey) -> None:
+    assert daemon.signaling is not None
+    daemon.signaling.lobby.deadline_s = 0.5  # quick timing: the box's own deadline is 10 s
+    url = f"ws://127.0.0.1:{daemon.port}/signal"
+    async with aiohttp.ClientSession() as http, http.ws_connect(url) as phone:
+        await phone.send_str(json.dumps(join(approved_key, daemon)))
+        assert json.loads((await phone.receive(timeout=10)).data)["type"] == "peer_joined"
+        async with http.ws_connect(url) as silent:
+            reply = json.loads((await silent.receive(timeout=10)).data)
+            assert (reply["type"], reply["code"]) == ("error", "JOIN_TIMEOUT")
+            assert (await silent.receive(timeout=10)).type in CLOSED
+        # a joined socket has no deadline: well past it, it is still answered
+        await asyncio.sleep(1.0)
+        await phone.send_str("{}")
+        assert json.loads((await phone.receive(timeout=10)).data)["code"] == "UNKNOWN_TYPE"
+    assert len(daemon.signaling.lobby) == 0
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def test_silent_crowd_cannot_keep_the_owner_out(daemon: Daemon,
+                                                      approved_key: Ed25519PrivateKey) -> None:
+    """More silent sockets than may wait: the oldest go, the owner still connects and chats."""
+    assert daemon.signaling is not None
+    lobby = daemon.signaling.lobby
+    url = f"ws://127.0.0.1:{daemon.port}/signal"
+    extra = 16
+    fds = open_fds()
+    async with aiohttp.ClientSession() as http:
+        crowd = [await http.ws_connect(url) for _ in range(lobby.capacity + extra)]
+        # the k-th BUSY is sent when socket capacity + k enters: after these, all are in
+        for ws in crowd[:extra]:
+            reply = json.loads((await ws.receive(timeout=10)).data)
+            assert (reply["type"], reply["code"]) == ("error", "BUSY")
+            assert (await ws.receive(timeout=10)).type in CLOSED
+        assert len(lobby) == lobby.capacity
+        async with PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}") as phone:
+            assert await phone.request({"type": "ping"}, "pong") == {"type": "pong"}
+        # the owner's socket pushed out the oldest still waiting, and only that one
+        assert json.loads((await crowd[extra].receive(timeout=10)).data)["code"] == "BUSY"
+        assert len(lobby) == lobby.capacity - 1
+        for ws in crowd:
+            await ws.close()
+    for _ in range(100):
+        if len(lobby) == 0 and open_fds() - fds < 4:
+            break
+        await asyncio.sleep(0.1)
+    assert len(lobby) == 0
+    assert open_fds() - fds < 4, (fds, open_fds())
+
+
+async def test_silent_and_slow_connections_are_closed(settings: Any, llama_provider: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below the WebSocket: a TCP connection with no whole request is not kept for an hour."""
+    monkeypatch.setattr(daemon_module, "HTTP_IDLE_S", 0.5)  # quick timing: the box's is 15 s
+    box = Daemon(settings, provider=llama_provider)
+    await box.start()
+    try:
+        key = await approved(box)
+        silent_r, silent_w = await asyncio.open_connection("127.0.0.1", box.port)
+        slow_r, slow_w = await asyncio.open_connection("127.0.0.1", box.port)
+        slow_w.write(b"GET /api/info HTTP/1.1\r\nHost: box\r\n")  # headers never finished
+        async with aiohttp.ClientSession() as http, \
+                http.ws_connect(f"ws://127.0.0.1:{box.port}/signal") as ws:
+            await ws.send_str(json.dumps(join(key, box)))
+            assert json.loads((await ws.receive(timeout=10)).data)["type"] == "peer_joined"
+            assert await asyncio.wait_for(silent_r.read(), 10) == b""  # closed by the box
+            await asyncio.wait_for(slow_r.read(), 10)  # closed, whatever it said first
+            # a WebSocket is a request in progress, not an idle connection: still answered
+            await asyncio.sleep(1.0)
+            await ws.send_str("{}")
+            assert json.loads((await ws.receive(timeout=10)).data)["code"] == "UNKNOWN_TYPE"
+        for writer in (silent_w, slow_w):
+            writer.close()
+    finally:
+        await box.stop()
