@@ -40,7 +40,6 @@ class SignalingEndpoint:
         peers: PeerManager,
         clock_ms: Callable[[], int] = now_ms,
         clock: Callable[[], float] = time.monotonic,
-        lobby: Lobby[web.WebSocketResponse] | None = None,
     ) -> None:
         self._key = agent_key
         self._pub_key = public_key_b64(agent_key)
@@ -51,7 +50,7 @@ class SignalingEndpoint:
         self._clock_ms = clock_ms
         self._clock = clock
         self.members: dict[str, web.WebSocketResponse] = {}
-        self.lobby: Lobby[web.WebSocketResponse] = lobby or Lobby()
+        self.lobby: Lobby[web.WebSocketResponse] = Lobby()
         self._sweep: asyncio.TimerHandle | None = None
         self._sending_away: set[asyncio.Task[None]] = set()
         self._full_warned_at: float | None = None
