@@ -622,11 +622,26 @@ async def _identity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keys_last(argv: Sequence[str]) -> list[str]:
+    """``devices add/remove``: a key may start with '-' (base64url), which argparse would take
+    for an option; move such a key behind ``--``, where it can only be the positional."""
+    args = list(argv)
+    if "devices" not in args or "--" in args:
+        return args
+    from nekoni_edge.protocol.canonical import is_valid_public_key  # noqa: PLC0415
+
+    keys = [a for a in args if a.startswith("-") and is_valid_public_key(a)]
+    if len(keys) != 1:
+        return args
+    args.remove(keys[0])
+    return [*args, "--", keys[0]]
+
+
 async def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; return the exit code."""
     from nekoni_edge.log import setup_logging  # noqa: PLC0415
 
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_keys_last(sys.argv[1:] if argv is None else argv))
     quiet = args.command in ("demo", "chat", "pair", "discover", "press", "client-key",
                              "ingest", "docs", "ask", "config", "doctor", "identity",
                              "skills", "cron", "traces")

@@ -49,6 +49,13 @@ def test_devices_by_hand(tmp_path: Path) -> None:
     assert "Ada" in listed
     assert run("devices", *data, "remove", key).returncode == 0
     assert run("devices", *data, "remove", key).returncode == 1
+    # base64url keys may start with '-': still the key, not an option, wherever it stands
+    dashed = "-FLjldmFv5F6fNx02yYxyEysuEjJuOH4BaVkRPQd5P8"
+    assert run("devices", *data, "add", dashed, "--name", "Bo").stdout.strip() == "approved"
+    assert run("devices", *data, "add", "--name", "Bo", dashed).stdout.strip() \
+        == "already approved"
+    assert f"{dashed}  Bo" in run("devices", *data, "list").stdout
+    assert run("devices", *data, "remove", dashed).stdout.strip() == "removed"
     bad = run("devices", *data, "add", "nope")
     assert bad.returncode == 2
     assert "not a public key" in bad.stderr
