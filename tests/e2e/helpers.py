@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -36,3 +37,8 @@ async def until(client: PhoneClient, kinds: tuple[str, ...]) -> list[dict[str, A
         received.append(msg)
         if msg.get("type") in kinds:
             return received
+
+
+def open_fds() -> int:
+    """File descriptors this process holds (the in-process daemon's and the clients')."""
+    return len(os.listdir("/proc/self/fd"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
 from typing import Any
 
@@ -19,7 +18,7 @@ from nekoni_edge.errors import SignalingError
 from nekoni_edge.protocol import signaling as sig
 from nekoni_edge.protocol.canonical import b64url_encode, public_key_b64, sign
 from nekoni_edge.store.database import now_ms
-from tests.e2e.helpers import approved, drain
+from tests.e2e.helpers import approved, drain, open_fds
 
 pytestmark = pytest.mark.slow
 
@@ -257,10 +256,6 @@ async def test_a_socket_that_never_joins_is_closed(daemon: Daemon,
         await phone.send_str("{}")
         assert json.loads((await phone.receive(timeout=10)).data)["code"] == "UNKNOWN_TYPE"
     assert len(daemon.signaling.lobby) == 0
-
-
-def open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
 
 
 async def test_silent_crowd_cannot_keep_the_owner_out(daemon: Daemon,

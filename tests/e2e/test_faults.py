@@ -23,7 +23,7 @@ from nekoni_edge.daemon import Daemon
 from nekoni_edge.errors import SignalingError, StoreError
 from nekoni_edge.store import connection
 from nekoni_edge.store.database import Database
-from tests.e2e.helpers import approved
+from tests.e2e.helpers import approved, open_fds
 
 pytestmark = pytest.mark.slow
 
@@ -187,10 +187,6 @@ async def test_strangers_do_not_stop_the_owner(settings: Any, llama_provider: An
         await owner.close()
     finally:
         await box.stop()
-
-
-def open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
 
 
 async def test_no_leak_after_100_connect_disconnect_cycles(settings: Any,
