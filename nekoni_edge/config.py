@@ -44,6 +44,9 @@ class Settings:
     kv_cache_type: str = "auto"
     n_batch: int = 128  # prompt tokens per llama.cpp step; compute buffers grow with it
     max_tokens: int = 256
+    # Saved model state (KV cache) of sessions not in the model, so a phone's next turn
+    # evaluates only its new tokens; ~23 KiB a token with SmolLM2-135M. 0: none kept.
+    model_state_mib: int = 64
     temperature: float = 0.7
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     context_messages: int = 20
@@ -53,7 +56,7 @@ class Settings:
     vanish_after_s: float = 0.6
     log_level: str = "INFO"
     # Agent
-    tools: bool = True  # the ReAct tool loop (get_time, device_status, rag_query)
+    tools: bool = True  # get_time and device_status, chosen by the embedding router
     trace_ring_size: int = 10_000
     cron_tick_s: float = 15.0
     # Knowledge base
@@ -121,6 +124,8 @@ class Settings:
                 raise ConfigError(name, "must be at least 1")
         if not -1.0 <= self.rag_min_score <= 1.0:
             raise ConfigError("rag_min_score", "must be a cosine similarity, -1 to 1")
+        if self.model_state_mib < 0:
+            raise ConfigError("model_state_mib", "must be 0 (keep none) or more")
         if self.embedder_keep_s < 0:
             raise ConfigError("embedder_keep_s", "must be 0 (keep) or a number of seconds")
         if not 0.25 <= self.vanish_after_s <= 30.0:

@@ -58,7 +58,7 @@ async def load_provider(settings: Settings) -> ModelProvider:
     return await LlamaProvider.load(
         path, n_threads=settings.n_threads, n_ctx=settings.n_ctx, temperature=settings.temperature,
         use_mmap=settings.model_mmap, kv_cache_type=settings.kv_cache_type,
-        n_batch=settings.n_batch,
+        n_batch=settings.n_batch, state_budget_bytes=settings.model_state_mib * 2**20,
     )
 
 
@@ -167,11 +167,11 @@ class Daemon:
             )
             _LOGGER.info("plain HTTP for local tools on 127.0.0.1:%d", self.loopback_port)
 
-    async def _load_knowledge(self) -> tuple[KnowledgeBase | None, str | None]:
+    async def _load_embedder(self) -> tuple[TextEmbedder | None, str | None]:
+        """The embedder, for retrieval and the tool router; None (and why) if neither is on."""
         s = self.settings
-        if not s.rag:
-            return None, "disabled in the configuration (rag = false)"
-        assert self.db is not None  # noqa: S101
+        if not (s.rag or s.tools):
+            return None, "disabled in the configuration (rag = false, tools = false)"
         embedder: TextEmbedder
         try:
             if s.embedder_keep_s > 0:
@@ -182,9 +182,20 @@ class Daemon:
             else:
                 embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights)
         except ModelUnavailable as exc:
-            _LOGGER.error("knowledge base unavailable: %s", exc)  # noqa: TRY400
+            _LOGGER.error("embedder unavailable: %s", exc)  # noqa: TRY400
             return None, str(exc)
         self._embedder = embedder
+        return embedder, None
+
+    async def _load_knowledge(self, embedder: TextEmbedder | None, error: str | None
+                              ) -> tuple[KnowledgeBase | None, str | None]:
+        s = self.settings
+        if not s.rag:
+            return None, "disabled in the configuration (rag = false)"
+        assert self.db is not None  # noqa: S101
+        if embedder is None:
+            _LOGGER.error("knowledge base unavailable: %s", error)
+            return None, error
         return KnowledgeBase(embedder, KnowledgeStore(self.db), top_k=s.rag_top_k,
                              min_score=s.rag_min_score), None
 
@@ -315,15 +326,19 @@ class Daemon:
                 # The box still starts: it can pair and sync, and says why it cannot answer.
                 model_error = str(exc)
                 _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
-        knowledge, knowledge_error = await self._load_knowledge()
+        embedder, embedder_error = await self._load_embedder()
+        knowledge, knowledge_error = await self._load_knowledge(embedder, embedder_error)
         tools = ToolRegistry()
-        if s.tools:
-            register_builtins(tools, data_dir=s.data_dir, knowledge=knowledge)
+        if s.tools and embedder is not None:
+            register_builtins(tools, data_dir=s.data_dir)
+        elif s.tools:
+            _LOGGER.warning("tools are off: the router needs the embedder (%s)", embedder_error)
         self.chat = ChatService(
             self.db, provider,
             system_prompt=s.system_prompt, context_messages=s.context_messages,
             n_ctx=s.n_ctx, max_tokens=s.max_tokens, model_error=model_error,
             knowledge=knowledge, knowledge_error=knowledge_error, tools=tools,
+            embed=embedder.embed if embedder is not None else None,
             tracer=Tracer(self.db, s.trace_ring_size),
         )
         if provider is not None and scheduled is not None:

@@ -25,3 +25,16 @@ def return_freed_memory(*, collect: bool = False) -> None:
         gc.collect()
     if _libc is not None:
         _libc.malloc_trim(0)
+
+
+def meminfo() -> dict[str, int]:
+    """/proc/meminfo in bytes (``MemTotal``, ``MemAvailable``, …); empty where there is none."""
+    out: dict[str, int] = {}
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                key, value = line.split(":", 1)
+                out[key] = int(value.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return out

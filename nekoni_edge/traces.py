@@ -14,7 +14,7 @@ from nekoni_edge.store.database import Database, now_ms
 _LOGGER = logging.getLogger(__name__)
 
 RING_SIZE = 10_000
-TYPES = ("rag_query", "llm_call", "tool_call", "error", "message", "skill_event")
+TYPES = ("rag_query", "route", "llm_call", "tool_call", "error", "message", "skill_event")
 
 
 @dataclass(frozen=True, slots=True)

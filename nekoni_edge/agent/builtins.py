@@ -1,10 +1,13 @@
-"""Built-in tools, all offline: get_time, device_status, rag_query."""
+"""Built-in tools, all offline: get_time and device_status, each with the requests it answers
+and its result in plain words (the answer prompt never shows a small model JSON)."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 import os
+import re
 import shutil
 import time
 import zoneinfo
@@ -12,36 +15,68 @@ from pathlib import Path
 from typing import Any
 
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry
-from nekoni_edge.rag.knowledge import KnowledgeBase
+from nekoni_edge.memory import meminfo
 
 _STARTED = time.monotonic()
 
+TIME_EXAMPLES = (
+    "What time is it?", "What's the time?", "Tell me the time.", "What is the date today?",
+    "What day of the week is it?", "What's today's date?", "What time is it in Tokyo?",
+    "Is it morning or afternoon right now?", "What year is it?", "Current time please",
+    "Is it getting late?", "What's the month and year?",
+)
+STATUS_EXAMPLES = (
+    "How much memory is free on the box?", "How is the box doing?", "What's the box's uptime?",
+    "How much disk space is left?", "What is the CPU temperature?", "Is the device overloaded?",
+    "Show me the system status.", "How long has the box been running?",
+    "Is the box overheating?", "How hard is the CPU working?", "Is the box healthy?",
+)
+
+
+@functools.cache
+def _zones_by_city() -> dict[str, str]:
+    """'tokyo' -> 'Asia/Tokyo', 'new york' -> 'America/New_York' (IANA's last component)."""
+    zones: dict[str, str] = {}
+    for name in sorted(zoneinfo.available_timezones()):
+        if "/" in name and not name.startswith(("Etc/", "SystemV/", "US/")):
+            zones.setdefault(name.rsplit("/", 1)[1].replace("_", " ").lower(), name)
+    return zones
+
+
+def extract_timezone(request: str) -> dict[str, Any]:
+    """``{"timezone": …}`` when the request names a city IANA knows ("in Tokyo"), else ``{}``."""
+    words = re.findall(r"[a-z]+", request.lower())
+    zones = _zones_by_city()
+    for size in (3, 2, 1):  # longest name first: "new york" before "york"
+        for i in range(len(words) - size + 1):
+            zone = zones.get(" ".join(words[i : i + size]))
+            if zone is not None:
+                return {"timezone": zone}
+    return {}
+
 
 async def get_time(args: dict[str, Any]) -> dict[str, Any]:
-    name = args.get("timezone") or "UTC"
+    name = args.get("timezone")
     try:
-        zone = zoneinfo.ZoneInfo(name)
+        zone: dt.tzinfo | None = zoneinfo.ZoneInfo(name) if name else None
     except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
         raise ToolError(f"unknown timezone {name!r}: use an IANA name like Europe/Paris") from exc
-    now = dt.datetime.now(zone)
-    return {"iso": now.isoformat(timespec="seconds"), "timezone": name,
+    now = dt.datetime.now(zone).astimezone(zone)  # no zone asked: the box's own
+    return {"iso": now.isoformat(timespec="seconds"), "timezone": name or now.tzname(),
             "weekday": now.strftime("%A"), "date": now.date().isoformat(),
             "time": now.strftime("%H:%M")}
 
 
-def _meminfo() -> dict[str, int]:
-    out = {}
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            key, value = line.split(":", 1)
-            out[key] = int(value.split()[0]) * 1024
-    except (OSError, ValueError):
-        pass
-    return out
+def describe_time(result: dict[str, Any]) -> str:
+    """'Current time on the box: 14:05 UTC, Thursday 3 December 2026.'"""
+    when = dt.datetime.fromisoformat(result["iso"])
+    where = "on the box" if "/" not in str(result["timezone"]) else f"in {result['timezone']}"
+    return (f"Current time {where}: {result['time']} {when.tzname() or ''}, "
+            f"{result['weekday']} {when.day} {when:%B %Y}.").replace("  ", " ")
 
 
 def _device_status(data_dir: Path) -> dict[str, Any]:
-    mem = _meminfo()
+    mem = meminfo()
     disk = shutil.disk_usage(data_dir if data_dir.exists() else Path("."))
     status: dict[str, Any] = {
         "uptime_s": round(time.monotonic() - _STARTED),
@@ -63,14 +98,32 @@ def _device_status(data_dir: Path) -> dict[str, Any]:
     return status
 
 
-def register_builtins(registry: ToolRegistry, *, data_dir: Path,
-                      knowledge: KnowledgeBase | None) -> None:
-    """Register the built-in tools (rag_query only when the knowledge base exists)."""
+def _duration(seconds: int) -> str:
+    hours, rest = divmod(seconds, 3600)
+    days, hours = divmod(hours, 24)
+    parts = [f"{days} d"] if days else []
+    return " ".join([*parts, f"{hours} h {rest // 60} min"])
+
+
+def describe_status(status: dict[str, Any]) -> str:
+    """The status as sentences a small model can repeat."""
+    memory, disk = status["memory_mib"], status["disk_gib"]
+    text = (f"Box status: running for {_duration(status['uptime_s'])}; "
+            f"{memory['available']} MiB of {memory['total']} MiB memory free; "
+            f"{disk['free']} GiB of {disk['total']} GiB disk free; "
+            f"load average {status['load'][0]}.")
+    if "cpu_temp_c" in status:
+        text += f" CPU temperature {status['cpu_temp_c']:.0f} °C."
+    return text
+
+
+def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
+    """Register the built-in tools. The owner's documents need no tool: every turn retrieves."""
     registry.register(Tool(
         "get_time", "The current date, time and weekday, optionally in a timezone.",
         {"type": "object", "properties": {"timezone": {"type": "string", "maxLength": 64}},
          "additionalProperties": False},
-        get_time,
+        get_time, examples=TIME_EXAMPLES, extract=extract_timezone, describe=describe_time,
     ))
 
     async def device_status(args: dict[str, Any]) -> dict[str, Any]:
@@ -79,14 +132,5 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path,
     registry.register(Tool(
         "device_status", "The box's uptime, load, memory, disk and CPU temperature.",
         {"type": "object", "properties": {}, "additionalProperties": False}, device_status,
+        examples=STATUS_EXAMPLES, describe=describe_status,
     ))
-    if knowledge is not None:
-        async def rag_query(args: dict[str, Any]) -> list[dict[str, Any]]:
-            return await knowledge.rag_query(str(args["query"]))
-
-        registry.register(Tool(
-            "rag_query", "Search the owner's documents.",
-            {"type": "object", "properties": {"query": {"type": "string", "maxLength": 500}},
-             "required": ["query"], "additionalProperties": False},
-            rag_query,
-        ))

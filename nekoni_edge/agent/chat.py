@@ -1,5 +1,10 @@
-"""A user turn: the episodic log, a rolling context with the system prompt pinned, retrieved
-knowledge, nekoni's ReAct tool loop with grammar-constrained calls, a streamed answer."""
+"""A user turn: the episodic log, a prompt llama.cpp can reuse, tools chosen by the embedding
+router, retrieved knowledge right before the question, one streamed plain-text answer.
+
+Prompt order is static system prompt, then the history exactly as the model saw it, then the
+new turn (tool facts, retrieved text, question): turn n+1 shares its whole prefix with turn n,
+so llama.cpp evaluates only what is new.
+"""
 
 from __future__ import annotations
 
@@ -7,36 +12,27 @@ import json
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-from nekoni_edge.agent.tools import ToolError, ToolRegistry, validate_arguments
+from nekoni_edge.agent import answer
+from nekoni_edge.agent.router import Embed, Route, ToolRouter
+from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.provider import ChatTurn, ModelProvider, Usage
-from nekoni_edge.rag.knowledge import KnowledgeBase, context_block
+from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.rag.store import Hit
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
 from nekoni_edge.traces import Tracer
 
 _LOGGER = logging.getLogger(__name__)
 
-MAX_ITERATIONS = 8
-DECISION_TOKENS = 128
+ARGUMENT_TOKENS = 64
 WORKING_MEMORY = 50
 MAX_SESSIONS_IN_MEMORY = 100
-TOOL_RESULT_CHARS = 2000
-
-# Shown before the conversation when the model decides on a tool: a small model follows
-# examples far better than instructions.
-EXAMPLES = [
-    ("What time is it?", {"tool_call": {"name": "get_time", "arguments": {}}}),
-    ("What's today's date?", {"tool_call": {"name": "get_time", "arguments": {}}}),
-    ("Tell me a joke.", {"tool_call": {"name": "none", "arguments": {}}}),
-    ("How much memory is free on the box?",
-     {"tool_call": {"name": "device_status", "arguments": {}}}),
-]
+TEMPLATE_TOKENS = 8  # a chat template's tokens around each message
 
 Approver = Callable[[str, dict[str, Any]], Awaitable[bool]]
 
@@ -47,13 +43,26 @@ class TurnStats:
 
     llm_calls: int = 0
     prompt_tokens: int = 0
+    evaluated_tokens: int = 0
     completion_tokens: int = 0
     tools: list[str] = field(default_factory=list)
+    new_prompt: str = ""  # the turn's user message as the model saw it (facts, documents)
 
     def add(self, usage: Usage) -> None:
         self.llm_calls += 1
         self.prompt_tokens += usage.prompt_tokens
+        self.evaluated_tokens += usage.evaluated_tokens
         self.completion_tokens += usage.completion_tokens
+
+
+@dataclass
+class _Window:
+    """A session's history as the model saw it: where it starts, and each user message's
+    prompt form (with its facts and retrieved text) and token count."""
+
+    first_id: int = 0
+    forms: dict[int, str] = field(default_factory=dict)
+    tokens: dict[int, int] = field(default_factory=dict)
 
 
 class ChatService:
@@ -72,8 +81,10 @@ class ChatService:
         knowledge: KnowledgeBase | None = None,
         knowledge_error: str | None = None,
         tools: ToolRegistry | None = None,
+        embed: Embed | None = None,
         tracer: Tracer | None = None,
     ) -> None:
+        """``embed`` routes requests to tools; without it (or without tools) none run."""
         self._db = db
         self._provider = provider
         self._system_prompt = system_prompt
@@ -84,8 +95,11 @@ class ChatService:
         self.knowledge = knowledge
         self.knowledge_error = knowledge_error
         self.tools = tools or ToolRegistry()
+        self._embed = embed or (knowledge.embedder.embed if knowledge is not None else None)
+        self.router = ToolRouter(self.tools)
         self.tracer = tracer or Tracer(db)
         self._memory: OrderedDict[str, deque[dict[str, Any]]] = OrderedDict()
+        self._windows: OrderedDict[str, _Window] = OrderedDict()
         self.last_stats: TurnStats | None = None
 
     @property
@@ -104,25 +118,52 @@ class ChatService:
         self.working_memory(session_id).append({"type": kind, "content": content,
                                                 "timestamp": now_ms()})
 
-    async def build_context(self, session_id: str, knowledge: str = "") -> list[ChatTurn]:
-        """System prompt (+ retrieved knowledge) + the last N messages, oldest dropped first
-        to fit the model's context."""
-        history = await self._db.recent_messages(session_id, self._context_messages)
-        prompt = f"{self._system_prompt}\n\n{knowledge}" if knowledge else self._system_prompt
-        system = ChatTurn("system", prompt)
-        if self._provider is None:
-            return [system, *(ChatTurn(m.role, m.content) for m in history)]
-        budget = self._n_ctx - self._max_tokens - DECISION_TOKENS - \
-            await self._provider.count_tokens(prompt)
-        kept: list[StoredMessage] = []
-        # Newest first, so the user's question is always kept; 8 tokens of template per turn.
-        for message in reversed(history):
-            cost = await self._provider.count_tokens(message.content) + 8
-            if cost > budget and kept:
-                break
-            budget -= cost
-            kept.append(message)
-        return [system, *(ChatTurn(m.role, m.content) for m in reversed(kept))]
+    def _window(self, session_id: str) -> _Window:
+        window = self._windows.pop(session_id, None) or _Window()
+        self._windows[session_id] = window
+        while len(self._windows) > MAX_SESSIONS_IN_MEMORY:
+            self._windows.popitem(last=False)
+        return window
+
+    async def build_context(self, session_id: str, turn: StoredMessage | None = None,
+                            form: str | None = None) -> list[ChatTurn]:
+        """System prompt + the session's history as the model saw it, ending with ``turn``
+        in its prompt form.
+
+        The window's start moves only when the history outgrows the message count or the token
+        budget, and then by half of it at once, so most turns keep the previous prefix.
+        """
+        window = self._window(session_id)
+        if turn is not None and form is not None:
+            window.forms[turn.id] = form
+        history = [m for m in await self._db.recent_messages(session_id,
+                                                              self._context_messages)
+                   if m.id >= window.first_id]
+        budget = self._n_ctx - self._max_tokens
+        if self._provider is not None:
+            budget -= await self._provider.count_tokens(self._system_prompt)
+        costs = [await self._cost(window, m) for m in history]
+        if len(history) >= self._context_messages or sum(costs) > budget:
+            # Drop the oldest until half the count and half the budget are free.
+            while len(history) > 1 and (len(history) > self._context_messages // 2
+                                        or sum(costs) > budget // 2):
+                history.pop(0)
+                costs.pop(0)
+            window.first_id = history[0].id
+            for old in [k for k in window.forms if k < window.first_id]:
+                window.forms.pop(old)
+                window.tokens.pop(old, None)
+        return [ChatTurn("system", self._system_prompt),
+                *(ChatTurn(m.role, window.forms.get(m.id, m.content)) for m in history)]
+
+    async def _cost(self, window: _Window, message: StoredMessage) -> int:
+        cost = window.tokens.get(message.id)
+        if cost is None:
+            text = window.forms.get(message.id, message.content)
+            cost = (await self._provider.count_tokens(text) if self._provider is not None
+                    else len(text.split())) + TEMPLATE_TOKENS
+            window.tokens[message.id] = cost
+        return cost
 
     async def reply(
         self,
@@ -132,63 +173,144 @@ class ChatService:
         on_context: Callable[[list[Hit]], None] | None = None,
         approve: Approver | None = None,
     ) -> AsyncGenerator[str, None]:
-        """Log the user's message, run the tool loop, yield the answer's pieces, log it.
+        """Log the user's message, run the chosen tools, yield the answer's pieces, log it.
 
-        If the consumer stops early (cancel, vanished peer), what was generated so far is
-        still logged, so a second device's ``sync`` sees what the first one saw.
+        If the consumer stops early (cancel, vanished peer), what was sent so far is still
+        logged, so a second device's ``sync`` sees what the first one saw.
         """
         provider = self._provider
         if provider is None:
             raise ModelUnavailable(self.model_error or "no model is loaded")
-        await self._db.append_message(session_id, "user", content, device_key)
+        message = await self._db.append_message(session_id, "user", content, device_key)
         self._remember(session_id, "user", content)
         turn = await self.tracer.emit(session_id, "message",
                                       {"role": "user", "content": content[:500]})
         stats = TurnStats()
-        pieces: list[str] = []
+        gate = answer.PieceGate()
+        extra = ""
         try:
-            hits = await self._retrieve(session_id, content, turn.id)
+            vector = await self._embed_request(content)
+            routes = await self._route(session_id, vector, turn.id)
+            hits = await self._retrieve(session_id, content, vector, turn.id)
             if on_context is not None:
                 on_context(hits)
-            context = await self.build_context(session_id, context_block(hits))
-            scratch = await self._tool_loop(session_id, context, stats, turn.id, approve)
-            usage = Usage()
-            call = await self.tracer.emit(session_id, "llm_call", {"phase": "start",
-                                                                   "kind": "answer"}, turn.id)
-            started = time.monotonic()
-            async with aclosing(provider.stream_chat(
-                [*context, *scratch], max_tokens=self._max_tokens, usage=usage
-            )) as stream:
-                async for piece in stream:
-                    pieces.append(piece)
-                    yield piece
-            stats.add(usage)
-            await self.tracer.emit(session_id, "llm_call", {
-                "phase": "complete", "kind": "answer", "durationMs": _ms(started),
-                "promptTokens": usage.prompt_tokens, "completionTokens": usage.completion_tokens,
-            }, call.id)
+            facts = [await self._run_route(session_id, content, route, stats, turn.id, approve)
+                     for route in routes]
+            shown = answer.chosen_hits(hits)
+            stats.new_prompt = answer.compose(content, facts, shown)
+            context = await self.build_context(session_id, message, stats.new_prompt)
+            async for piece in self._answer(session_id, context, gate, stats, turn.id):
+                yield piece
+            evidence = await self._evidence(content, vector, shown)
+            if evidence is not None and gate.sent and not answer.states(gate.sent, evidence):
+                extra = answer.quote(evidence)
+                await self.tracer.emit(session_id, "rag_query", {
+                    "grounding": evidence.source, "quoted": evidence.sentence[:300]}, turn.id)
+                yield extra
+            if not gate.sent:
+                extra = answer.NO_ANSWER
+                yield extra
         except Exception as exc:
             await self.tracer.emit(session_id, "error", {"message": str(exc)[:500]}, turn.id)
             raise
         finally:
-            text = "".join(pieces).strip()
+            text = (gate.sent + extra).strip()
             if text:
-                await self._db.append_message(session_id, "assistant", text, device_key)
+                stored = await self._db.append_message(session_id, "assistant", text,
+                                                       device_key)
+                # The model's own words, as its KV cache holds them: a quote it did not
+                # write would be evaluated again next turn, and copied.
+                self._window(session_id).forms[stored.id] = gate.sent.strip() or text
                 self._remember(session_id, "assistant", text)
             await self._record_turn(session_id, stats)
             await self.tracer.emit(session_id, "message", {
                 "role": "assistant", "content": text[:500], "llmCalls": stats.llm_calls,
-                "promptTokens": stats.prompt_tokens,
+                "promptTokens": stats.prompt_tokens, "evaluatedTokens": stats.evaluated_tokens,
                 "completionTokens": stats.completion_tokens, "tools": stats.tools,
             }, turn.id)
             self.last_stats = stats
 
-    async def _retrieve(self, session_id: str, content: str, parent: str) -> list[Hit]:
+    async def _answer(self, session_id: str, context: list[ChatTurn], gate: answer.PieceGate,
+                      stats: TurnStats, parent: str) -> AsyncGenerator[str, None]:
+        """Stream the answer through the gate; one more try if it came out as JSON."""
+        provider = self._provider
+        assert provider is not None  # noqa: S101
+        for attempt in (1, 2):
+            usage = Usage()
+            call = await self.tracer.emit(session_id, "llm_call", {
+                "phase": "start", "kind": "answer", "attempt": attempt}, parent)
+            started = time.monotonic()
+            async with aclosing(provider.stream_chat(
+                context, max_tokens=self._max_tokens, usage=usage, plain_text=True,
+                session=session_id,
+            )) as stream:
+                async for piece in stream:
+                    ready = gate.push(piece)
+                    if gate.refused:
+                        break
+                    if ready:
+                        yield ready
+            stats.add(usage)
+            await self.tracer.emit(session_id, "llm_call", {
+                "phase": "complete", "kind": "answer", "durationMs": _ms(started),
+                "promptTokens": usage.prompt_tokens, "evaluatedTokens": usage.evaluated_tokens,
+                "reusedTokens": usage.prompt_tokens - usage.evaluated_tokens,
+                "completionTokens": usage.completion_tokens, "refused": gate.refused,
+            }, call.id)
+            if not gate.refused:
+                rest = gate.finish(cut_short=usage.finish_reason == "length")
+                if rest:
+                    yield rest
+                return
+            _LOGGER.warning("the model answered with JSON; %s", "trying once more"
+                            if attempt == 1 else "saying it could not answer")
+            gate.reset()  # nothing was sent: the gate refuses before it releases a piece
+
+    async def _evidence(self, question: str, vector: Sequence[float] | None,
+                        hits: list[Hit]) -> answer.Evidence | None:
+        """The retrieved sentence closest to the question, for grounding the answer."""
+        candidates = answer.evidence_candidates(hits)
+        if not candidates or vector is None or self._embed is None:
+            return None
+        vectors = await self._embed(candidates)
+        cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
+        return answer.pick_evidence(question, candidates, cosines, hits[0].source)
+
+    async def _embed_request(self, content: str) -> list[float] | None:
+        """The request's embedding, shared by the router and retrieval; None when neither
+        needs it (no tools, nothing stored) or there is no embedder."""
+        if self._embed is None:
+            return None
+        wants_tools = len(self.tools) > 0
+        if not wants_tools and (self.knowledge is None or not await self.knowledge.store
+                                .has_chunks()):
+            return None
+        if wants_tools:
+            await self.router.prepare(self._embed)
+        [vector] = await self._embed([content])
+        return vector
+
+    async def _route(self, session_id: str, vector: Sequence[float] | None,
+                     parent: str) -> list[Route]:
+        if vector is None or not len(self.tools):
+            return []
+        started = time.monotonic()
+        scores = self.router.scores(vector)
+        routes = self.router.route(vector)
+        await self.tracer.emit(session_id, "route", {
+            "durationMs": _ms(started), "threshold": self.router.threshold,
+            "chosen": [r.tool.name for r in routes],
+            "scores": {name: round(score, 4) for name, (score, _) in scores.items()},
+        }, parent)
+        return routes
+
+    async def _retrieve(self, session_id: str, content: str, vector: Sequence[float] | None,
+                        parent: str) -> list[Hit]:
         # Before every turn (nekoni only did it on a session's first).
         if self.knowledge is None:
             return []
         started = time.monotonic()
-        hits = await self.knowledge.search(content)
+        hits = await self.knowledge.search(content, vector=vector)
         await self.tracer.emit(session_id, "rag_query", {
             "query": content[:200], "durationMs": _ms(started),
             "hits": [{"source": h.source, "page": h.page, "score": round(h.score, 4)}
@@ -196,85 +318,60 @@ class ChatService:
         }, parent)
         return hits
 
-    async def _tool_loop(self, session_id: str, context: list[ChatTurn], stats: TurnStats,
-                         parent: str, approve: Approver | None) -> list[ChatTurn]:
-        """Up to MAX_ITERATIONS grammar-constrained decisions; returns the turn's tool steps."""
+    async def _run_route(self, session_id: str, request: str, route: Route, stats: TurnStats,
+                         parent: str, approve: Approver | None) -> str:
+        """Run one chosen tool; its result, or why it failed, as a plain-words fact."""
+        tool = route.tool
+        event = await self.tracer.emit(session_id, "tool_call", {
+            "phase": "start", "tool": tool.name, "score": round(route.score, 4),
+            "example": route.example}, parent)
+        started = time.monotonic()
+        stats.tools.append(tool.name)
+        arguments: Any = {}
+        outcome: dict[str, Any]
+        try:
+            arguments = await self._arguments(session_id, request, route, stats, event.id)
+            result = await _checked_call(tool, arguments, approve)
+            fact, outcome = tool.fact(result), {"ok": True}
+        except ToolError as exc:
+            fact, outcome = f"{tool.name} could not run: {exc}.", {"ok": False, "error": str(exc)}
+        except Exception as exc:
+            _LOGGER.exception("tool %s failed", tool.name)
+            message = f"{tool.name} failed: {type(exc).__name__}: {exc}"
+            fact, outcome = f"{message}.", {"ok": False, "error": message}
+        await self.tracer.emit(session_id, "tool_call", {
+            "phase": "complete", "tool": tool.name, "arguments": arguments,
+            "durationMs": _ms(started), "fact": fact[:300], **outcome}, event.id)
+        self._remember(session_id, "tool_result", {"tool": tool.name, "fact": fact})
+        return fact
+
+    async def _arguments(self, session_id: str, request: str, route: Route, stats: TurnStats,
+                         parent: str) -> Any:
+        """Arguments read off the request; a short constrained call only for required ones
+        the tool could not read itself."""
+        tool = route.tool
+        arguments = tool.extract(request) if tool.extract is not None else {}
+        missing = [n for n in tool.parameters.get("required", []) if n not in arguments]
+        if not missing:
+            return arguments
         provider = self._provider
         assert provider is not None  # noqa: S101
-        if not len(self.tools):
-            return []
-        system = ChatTurn("system", f"{context[0].content}\n\n{self.tools.prompt_block()}")
-        examples = [turn for question, call in EXAMPLES if self._example_fits(call)
-                    for turn in (ChatTurn("user", question),
-                                 ChatTurn("assistant", json.dumps(call)))]
-        schema = self.tools.call_schema()
-        scratch: list[ChatTurn] = []
-        seen: set[str] = set()
-        for iteration in range(MAX_ITERATIONS):
-            usage = Usage()
-            call_event = await self.tracer.emit(session_id, "llm_call", {
-                "phase": "start", "kind": "tool_decision", "iteration": iteration}, parent)
-            started = time.monotonic()
-            text = await provider.complete_structured(
-                [system, *examples, *context[1:], *scratch], schema,
-                max_tokens=DECISION_TOKENS, usage=usage,
-            )
-            stats.add(usage)
-            await self.tracer.emit(session_id, "llm_call", {
-                "phase": "complete", "kind": "tool_decision", "durationMs": _ms(started),
-                "promptTokens": usage.prompt_tokens,
-                "completionTokens": usage.completion_tokens, "output": text[:300],
-            }, call_event.id)
-            name, arguments = _parse_call(text)
-            if name == "none":
-                return scratch
-            key = json.dumps([name, arguments], sort_keys=True)
-            if key in seen:  # the same call again would return the same result: answer now
-                return scratch
-            seen.add(key)
-            scratch.append(ChatTurn("assistant", json.dumps(
-                {"tool_call": {"name": name, "arguments": arguments}})))
-            result = await self._run_tool(session_id, name, arguments, parent, approve)
-            stats.tools.append(name)
-            result_text = json.dumps(result, ensure_ascii=False)[:TOOL_RESULT_CHARS]
-            scratch.append(ChatTurn("tool", result_text))
-            await self._db.append_message(session_id, "tool", result_text)
-            self._remember(session_id, "tool_result", {"tool": name, "result": result})
-        await self.tracer.emit(session_id, "error", {
-            "message": f"tool loop stopped after {MAX_ITERATIONS} iterations"}, parent)
-        return scratch
-
-    def _example_fits(self, call: dict[str, Any]) -> bool:
-        name = call["tool_call"]["name"]
-        return name == "none" or self.tools.get(name) is not None
-
-    async def _run_tool(self, session_id: str, name: str, arguments: Any, parent: str,
-                        approve: Approver | None) -> Any:
-        """Run one call; every failure becomes ``{"error": …}`` for the model to read."""
-        event = await self.tracer.emit(session_id, "tool_call", {
-            "phase": "start", "tool": name, "arguments": arguments}, parent)
+        usage = Usage()
         started = time.monotonic()
+        text = await provider.complete_structured(
+            [ChatTurn("system", f"Fill in the arguments of the tool {tool.name}: "
+                                f"{tool.description}"), ChatTurn("user", request)],
+            tool.parameters, max_tokens=ARGUMENT_TOKENS, usage=usage,
+        )
+        stats.add(usage)
+        await self.tracer.emit(session_id, "llm_call", {
+            "phase": "complete", "kind": "tool_arguments", "durationMs": _ms(started),
+            "promptTokens": usage.prompt_tokens, "evaluatedTokens": usage.evaluated_tokens,
+            "completionTokens": usage.completion_tokens, "output": text[:300]}, parent)
         try:
-            result: Any = await self._checked_call(name, arguments, approve)
-            outcome: dict[str, Any] = {"ok": True}
-        except ToolError as exc:
-            result, outcome = {"error": str(exc)}, {"ok": False, "error": str(exc)}
-        except Exception as exc:
-            _LOGGER.exception("tool %s failed", name)
-            message = f"{name} failed: {type(exc).__name__}: {exc}"
-            result, outcome = {"error": message}, {"ok": False, "error": message}
-        await self.tracer.emit(session_id, "tool_call", {
-            "phase": "complete", "tool": name, "durationMs": _ms(started), **outcome}, event.id)
-        return result
-
-    async def _checked_call(self, name: str, arguments: Any, approve: Approver | None) -> Any:
-        tool = self.tools.get(name)
-        if tool is None:
-            raise ToolError(f"unknown tool {name!r}; tools are {self.tools.names}")
-        args = validate_arguments(tool.parameters, arguments)
-        if tool.requires_approval and not (approve is not None and await approve(name, args)):
-            raise ToolError(f"the owner did not approve {name}")
-        return await tool.execute(args)
+            return {**json.loads(text), **arguments}
+        except ValueError as exc:
+            raise ToolError(f"no arguments could be read for {tool.name}") from exc
 
     async def _record_turn(self, session_id: str, stats: TurnStats) -> None:
         async with self._db.transaction() as conn:
@@ -286,16 +383,11 @@ class ChatService:
             )
 
 
-def _parse_call(text: str) -> tuple[str, Any]:
-    """Name and arguments of a decision; anything unparseable is no call at all."""
-    try:
-        data = json.loads(text)
-        call = data["tool_call"]
-        name, arguments = call["name"], call.get("arguments", {})
-    except (ValueError, KeyError, TypeError):
-        _LOGGER.info("model produced no valid tool call: %r", text[:200])
-        return "none", {}
-    return (name if isinstance(name, str) else "none"), arguments
+async def _checked_call(tool: Tool, arguments: Any, approve: Approver | None) -> Any:
+    args = validate_arguments(tool.parameters, arguments)
+    if tool.requires_approval and not (approve is not None and await approve(tool.name, args)):
+        raise ToolError(f"the owner did not approve {tool.name}")
+    return await tool.execute(args)
 
 
 def _ms(started: float) -> int:

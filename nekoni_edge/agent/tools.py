@@ -1,15 +1,20 @@
-"""The tool registry: name, description, JSON-Schema parameters, async execute."""
+"""The tool registry: name, description, JSON-Schema parameters, async execute, and what the
+router and the answer prompt need (example requests, a plain-words view of a result)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from nekoni_edge.errors import NekoniError
 
 Execute = Callable[[dict[str, Any]], Awaitable[Any]]
+# Arguments read off the request without a model call (e.g. a city name -> a timezone).
+Extract = Callable[[str], dict[str, Any]]
+# A result as one or two plain sentences for the answer prompt: a small model copies JSON.
+Describe = Callable[[Any], str]
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
     "object": (dict,), "array": (list,),
@@ -29,6 +34,22 @@ class Tool:
     parameters: dict[str, Any]
     execute: Execute
     requires_approval: bool = False
+    # Requests this tool answers, for the embedding router; none: the description is one.
+    examples: tuple[str, ...] = ()
+    extract: Extract | None = None
+    describe: Describe | None = None
+
+    @property
+    def needs_arguments(self) -> bool:
+        """Required parameters: filled by a short constrained call when not extracted."""
+        return bool(self.parameters.get("required"))
+
+    def fact(self, result: Any) -> str:
+        """The result in plain words, as the answer prompt shows it."""
+        if self.describe is not None:
+            return self.describe(result)
+        text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        return f"Result of {self.name}: {text}"
 
 
 def validate_arguments(schema: dict[str, Any], args: object) -> dict[str, Any]:
@@ -57,13 +78,13 @@ def validate_arguments(schema: dict[str, Any], args: object) -> dict[str, Any]:
 
 
 class ToolRegistry:
-    """The tools of this box, and the schema that constrains the model's tool calls."""
+    """The tools of this box, in the order they were registered."""
 
     def __init__(self) -> None:
         self._tools: dict[str, Tool] = {}
 
     def register(self, tool: Tool) -> None:
-        if tool.name in self._tools or tool.name == "none":
+        if tool.name in self._tools:
             raise ValueError(f"tool name {tool.name!r} is taken")
         self._tools[tool.name] = tool
 
@@ -77,27 +98,5 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
-    def prompt_block(self) -> str:
-        """The tool list for the system prompt, as nekoni puts it there."""
-        lines = ["You can call these tools:"]
-        for tool in self._tools.values():
-            lines.append(f"- {tool.name}: {tool.description} "
-                         f"Parameters: {json.dumps(tool.parameters, sort_keys=True)}")
-        lines.append('To call one, reply {"tool_call": {"name": ..., "arguments": {...}}}; '
-                     'use the name "none" when no tool is needed.')
-        return "\n".join(lines)
-
-    def call_schema(self) -> dict[str, Any]:
-        """JSON Schema of a tool call naming a real tool with arguments of its schema."""
-        options = [
-            {"type": "object", "properties": {"name": {"const": t.name},
-                                              "arguments": t.parameters},
-             "required": ["name", "arguments"]}
-            for t in self._tools.values()
-        ]
-        options.append({"type": "object", "properties": {
-            "name": {"const": "none"},
-            "arguments": {"type": "object", "properties": {}, "additionalProperties": False}},
-            "required": ["name", "arguments"]})
-        return {"type": "object", "properties": {"tool_call": {"anyOf": options}},
-                "required": ["tool_call"]}
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.provider import ChatTurn, Usage
-from nekoni_edge.memory import return_freed_memory
+from nekoni_edge.memory import meminfo, return_freed_memory
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -24,14 +25,7 @@ MEMORY_MARGIN_BYTES = 128 * 1024 * 1024
 
 def available_memory_bytes() -> int | None:
     """MemAvailable from /proc/meminfo, or None where there is no such file."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None
+    return meminfo().get("MemAvailable")
 
 
 def check_model_file(path: Path, available: int | None = None) -> int:
@@ -69,13 +63,7 @@ def resolve_kv_cache_type(kv_cache_type: str, mem_total: int | None = None) -> s
 
 
 def _mem_total() -> int:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
+    return meminfo().get("MemTotal", 0)
 
 
 def kv_cache_options(kv_cache_type: str = "f16", n_batch: int = 128) -> dict[str, Any]:
@@ -92,6 +80,57 @@ def kv_cache_options(kv_cache_type: str = "f16", n_batch: int = 128) -> dict[str
             "n_ubatch": n_batch}
 
 
+class SessionStates:
+    """Saved KV caches of the sessions not in the model, least recently used out first, within
+    a byte budget. An evicted session is simply evaluated again on its next turn."""
+
+    def __init__(self, budget_bytes: int) -> None:
+        self.budget_bytes = budget_bytes
+        self._states: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self.evicted = 0
+
+    @property
+    def used_bytes(self) -> int:
+        return sum(size for _, size in self._states.values())
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def put(self, session: str, state: Any, size: int) -> None:
+        self._states.pop(session, None)
+        if size > self.budget_bytes:
+            return
+        self._states[session] = (state, size)
+        while self.used_bytes > self.budget_bytes:
+            gone, _ = self._states.popitem(last=False)
+            self.evicted += 1
+            _LOGGER.info("model state of session %s dropped (budget %d MiB)", gone,
+                         self.budget_bytes // 2**20)
+
+    def pop(self, session: str) -> Any:
+        entry = self._states.pop(session, None)
+        return entry[0] if entry is not None else None
+
+
+class EvalCounter:
+    """Prompt tokens llama.cpp itself evaluated for one call, from its performance counters
+    (a prompt prefix already in the KV cache is not evaluated again)."""
+
+    def __init__(self, llm: Any) -> None:
+        import llama_cpp  # noqa: PLC0415
+
+        self._perf = llama_cpp.llama_perf_context
+        self._ctx = llm.ctx
+        before = self._perf(self._ctx)
+        self._start = int(before.n_p_eval + before.n_eval)
+
+    def prompt_evaluated(self, completion_tokens: int) -> int:
+        after = self._perf(self._ctx)
+        # Each sampled token but the last is evaluated one by one to sample the next.
+        evaluated = int(after.n_p_eval + after.n_eval) - self._start
+        return max(0, evaluated - max(0, completion_tokens - 1))
+
+
 class LlamaProvider:
     """A GGUF model run by llama-cpp-python in a dedicated worker thread."""
 
@@ -103,6 +142,7 @@ class LlamaProvider:
         temperature: float = 0.7,
         owns_model: bool = True,
         executor: ThreadPoolExecutor | None = None,
+        state_budget_bytes: int = 64 * 2**20,
     ) -> None:
         """Wrap a loaded ``llama_cpp.Llama``; ``owns_model`` says whether aclose frees it."""
         self._llm = llm
@@ -113,6 +153,9 @@ class LlamaProvider:
             max_workers=1, thread_name_prefix="llama"
         )
         self._temperature = temperature
+        self.states = SessionStates(state_budget_bytes)
+        self._kv_owner: str | None = None  # whose conversation the KV cache holds
+        self._no_brace: Any = None
         self._lock = asyncio.Lock()  # asyncio.Lock wakes waiters in FIFO order
         self._waiting = 0
         self.generations = 0  # finished or stopped, for diagnostics and tests
@@ -122,6 +165,7 @@ class LlamaProvider:
     async def load(
         cls, path: Path, *, n_threads: int, n_ctx: int, temperature: float = 0.7, seed: int = -1,
         use_mmap: bool = True, kv_cache_type: str = "auto", n_batch: int = 128,
+        state_budget_bytes: int = 64 * 2**20,
     ) -> LlamaProvider:
         """Load the model in its worker thread; raise ModelUnavailable on any failure."""
         kv_cache_type = resolve_kv_cache_type(kv_cache_type)
@@ -151,7 +195,8 @@ class LlamaProvider:
             "model %s loaded in %.2f s (n_ctx=%d, n_threads=%d, KV cache %s)",
             path.name, time.monotonic() - started, n_ctx, n_threads, kv_cache_type,
         )
-        return cls(llm, path, temperature=temperature, executor=executor)
+        return cls(llm, path, temperature=temperature, executor=executor,
+                   state_budget_bytes=state_budget_bytes)
 
     @property
     def queue_depth(self) -> int:
@@ -166,8 +211,44 @@ class LlamaProvider:
         finally:
             self._waiting -= 1
 
+    def _plain_text_processor(self) -> Any:
+        """A logits processor that forbids every token containing '{' (built once): JSON,
+        and so a tool call, cannot start, and a household answer loses nothing."""
+        if self._no_brace is None:
+            import numpy as np  # noqa: PLC0415
+
+            llm = self._llm
+            banned = [i for i in range(llm.n_vocab())
+                      if b"{" in llm.detokenize([i], special=False)]
+            self._no_brace = np.asarray(banned, dtype=np.intp)
+        no_brace = self._no_brace
+
+        def forbid(_ids: Any, scores: Any) -> Any:
+            scores[no_brace] = -float("inf")
+            return scores
+
+        return forbid
+
+    def _switch_session(self, session: str | None) -> None:
+        """Keep the KV cache of the session leaving the model; bring back the arriving one's
+        (worker thread). llama.cpp then evaluates only the arriving prompt's new suffix."""
+        if session == self._kv_owner:
+            return
+        llm = self._llm
+        if self._kv_owner is not None and llm.n_tokens > 0:
+            state = llm.save_state()
+            # Only the KV cache and tokens matter: the logits are recomputed on load (the
+            # state's score rows, ~25 MiB at n_batch 128, would crowd out whole sessions).
+            state.scores = state.scores[:1].copy()
+            self.states.put(self._kv_owner, state, int(state.llama_state_size))
+        arriving = self.states.pop(session) if session is not None else None
+        if arriving is not None:
+            llm.load_state(arriving)
+        self._kv_owner = session
+
     async def stream_chat(
-        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None
+        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None,
+        plain_text: bool = False, session: str | None = None,
     ) -> AsyncGenerator[str, None]:
         """Yield reply pieces; closing the iterator stops llama.cpp at the next token."""
         await self._acquire()
@@ -181,24 +262,36 @@ class LlamaProvider:
                 loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
 
             def generate() -> None:
+                from llama_cpp import LogitsProcessorList  # noqa: PLC0415
+
                 try:
+                    self._switch_session(session)
+                    processors = (LogitsProcessorList([self._plain_text_processor()])
+                                  if plain_text else None)
+                    counter = EvalCounter(self._llm)
                     stream = self._llm.create_chat_completion(
                         messages=prompt,
                         max_tokens=max_tokens,
                         temperature=self._temperature,
                         stream=True,
+                        logits_processor=processors,
                     )
                     produced = 0
+                    finish = None
                     for chunk in stream:
                         if cancel.is_set():
                             break
-                        piece = chunk["choices"][0]["delta"].get("content")
+                        choice = chunk["choices"][0]
+                        finish = choice.get("finish_reason") or finish
+                        piece = choice["delta"].get("content")
                         if piece:
                             produced += 1  # llama-cpp-python streams one token a chunk
                             put("piece", piece)
                     if usage is not None:
                         usage.completion_tokens = produced
                         usage.prompt_tokens = max(0, int(self._llm.n_tokens) - produced)
+                        usage.evaluated_tokens = counter.prompt_evaluated(produced)
+                        usage.finish_reason = finish
                 except Exception as exc:  # reported to the caller, not lost in the thread
                     put("error", exc)
                 finally:
@@ -241,10 +334,14 @@ class LlamaProvider:
         prompt = [{"role": m.role, "content": m.content} for m in messages]
 
         def generate() -> dict[str, Any]:
+            self._switch_session(None)
             grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+            counter = EvalCounter(self._llm)
             result: dict[str, Any] = self._llm.create_chat_completion(
                 messages=prompt, max_tokens=max_tokens, temperature=0.0, grammar=grammar
             )
+            result["usage"]["evaluated_tokens"] = counter.prompt_evaluated(
+                int(result["usage"]["completion_tokens"]))
             return result
 
         await self._acquire()
@@ -264,6 +361,7 @@ class LlamaProvider:
             self._lock.release()
         if usage is not None:
             usage.prompt_tokens = int(result["usage"]["prompt_tokens"])
+            usage.evaluated_tokens = int(result["usage"]["evaluated_tokens"])
             usage.completion_tokens = int(result["usage"]["completion_tokens"])
         return str(result["choices"][0]["message"]["content"] or "")
 

@@ -19,8 +19,10 @@ class ChatTurn:
 class Usage:
     """Tokens one LLM call used; filled in by the provider when the call ends."""
 
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # the prompt's length
+    evaluated_tokens: int = 0  # of which the model really evaluated (the rest was cached)
     completion_tokens: int = 0
+    finish_reason: str | None = None  # "stop", or "length" when max_tokens cut it
 
 
 class ModelProvider(Protocol):
@@ -29,9 +31,14 @@ class ModelProvider(Protocol):
     name: str
 
     def stream_chat(
-        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None
+        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None,
+        plain_text: bool = False, session: str | None = None,
     ) -> AsyncGenerator[str, None]:
-        """Yield the reply's text pieces; closing the iterator cancels the generation."""
+        """Yield the reply's text pieces; closing the iterator cancels the generation.
+
+        ``plain_text`` forbids what opens JSON; ``session`` names whose conversation this is,
+        so a provider can keep each session's evaluated prompt for its next turn.
+        """
         ...
 
     async def complete_structured(

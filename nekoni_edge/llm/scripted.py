@@ -23,6 +23,7 @@ class ScriptedProvider:
         self._delay = delay
         self.prompts: list[list[ChatTurn]] = []
         self.schemas: list[dict[str, Any]] = []
+        self.plain_text: list[bool] = []
         self._lock = asyncio.Lock()
 
     def _next(self, messages: Sequence[ChatTurn], kind: str) -> Step:
@@ -38,15 +39,21 @@ class ScriptedProvider:
         return step
 
     async def stream_chat(
-        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None
+        self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None,
+        plain_text: bool = False, session: str | None = None,
     ) -> AsyncGenerator[str, None]:
+        """Plays the step as given: ``plain_text`` is recorded, not enforced, so the agent's
+        own guard against JSON answers can be tested."""
         async with self._lock:
             step = self._next(messages, "stream")
             assert isinstance(step, list)
+            self.plain_text.append(plain_text)
             pieces = step[:max_tokens]
             if usage is not None:
                 usage.prompt_tokens = sum(len(m.content.split()) for m in messages)
+                usage.evaluated_tokens = usage.prompt_tokens
                 usage.completion_tokens = len(pieces)
+                usage.finish_reason = "length" if len(step) > max_tokens else "stop"
             for piece in pieces:
                 if self._delay:
                     await asyncio.sleep(self._delay)
@@ -62,6 +69,7 @@ class ScriptedProvider:
             text = step if isinstance(step, str) else json.dumps(step)
             if usage is not None:
                 usage.prompt_tokens = sum(len(m.content.split()) for m in messages)
+                usage.evaluated_tokens = usage.prompt_tokens
                 usage.completion_tokens = len(text.split())
             return text
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -17,8 +17,6 @@ from nekoni_edge.rag.store import MIN_SCORE, TOP_K, Hit, KnowledgeStore
 
 _LOGGER = logging.getLogger(__name__)
 
-CONTEXT_HEADER = "Relevant context from your knowledge base:"
-TOOL_CONTENT_CHARS = 600
 
 Progress = Callable[[int, int], None]
 
@@ -95,26 +93,15 @@ class KnowledgeBase:
                                        size=len(data))
         return Ingested(doc_id, source, len(chunks), page_count, created)
 
-    async def search(self, query: str, top_k: int | None = None) -> list[Hit]:
-        """The chunks closest to ``query`` above the score threshold."""
+    async def search(self, query: str, top_k: int | None = None,
+                     vector: Sequence[float] | None = None) -> list[Hit]:
+        """The chunks closest to ``query`` (or its ``vector``, when already embedded) above
+        the score threshold."""
         if not await self.store.has_chunks():
             return []  # nothing to find: no need to embed (or even load the embedder)
-        [vector] = await self.embedder.embed([query])
+        if vector is None:
+            [vector] = await self.embedder.embed([query])
         return await self.store.search(vector, top_k=top_k or self.top_k,
                                        min_score=self.min_score)
 
-    async def rag_query(self, query: str) -> list[dict[str, Any]]:
-        """What the ``rag_query`` tool returns: ``[{content (≤600 chars), source, score}]``."""
-        return [
-            {"content": h.content[:TOOL_CONTENT_CHARS], "source": h.source,
-             "score": round(h.score, 4)}
-            for h in await self.search(query)
-        ]
 
-
-def context_block(hits: list[Hit]) -> str:
-    """nekoni's format for retrieved context in the system prompt."""
-    if not hits:
-        return ""
-    parts = [f"[{h.source}]: {h.content}" for h in hits]
-    return CONTEXT_HEADER + "\n" + "\n---\n".join(parts)

@@ -1,0 +1,75 @@
+"""Choosing tools without a model call: the request's embedding against each tool's examples.
+
+The embedder is already on the box for retrieval, and the request is embedded once for both;
+a decision costs a few dot products instead of a grammar-constrained generation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nekoni_edge.agent.tools import Tool, ToolRegistry
+
+# Calibrated on benchmarks/agent_corpus.py's labelled requests with the int8 MiniLM
+# (bench_agent prints the sweep): the highest example cosine of a tool request vs everything
+# else. See README, "How the agent decides".
+ROUTE_THRESHOLD = 0.55
+# A request close to two tools picks both only when the second is nearly as close.
+SECOND_TOOL_MARGIN = 0.05
+MAX_TOOLS = 2
+
+Embed = Callable[[Sequence[str]], Awaitable[list[list[float]]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """A tool chosen for a request, with the cosine that chose it."""
+
+    tool: Tool
+    score: float
+    example: str
+
+
+class ToolRouter:
+    """Scores a request's embedding against every tool's example requests."""
+
+    def __init__(self, tools: ToolRegistry, *, threshold: float = ROUTE_THRESHOLD) -> None:
+        self.tools = tools
+        self.threshold = threshold
+        self._examples: list[tuple[Tool, str]] = [
+            (tool, example) for tool in tools for example in (tool.examples or (tool.description,))
+        ]
+        self._matrix: np.ndarray | None = None  # examples' unit vectors, one row each
+
+    async def prepare(self, embed: Embed) -> None:
+        """Embed the examples once (they are plain numbers after: the embedder may unload)."""
+        if self._matrix is None and self._examples:
+            vectors = await embed([example for _, example in self._examples])
+            self._matrix = np.asarray(vectors, dtype=np.float32)
+
+    def scores(self, vector: Sequence[float]) -> dict[str, tuple[float, str]]:
+        """Each tool's best cosine with the request, and the example that gave it."""
+        if self._matrix is None:
+            raise RuntimeError("ToolRouter.prepare() must run before routing")
+        cosines = self._matrix @ np.asarray(vector, dtype=np.float32)
+        best: dict[str, tuple[float, str]] = {}
+        for (tool, example), score in zip(self._examples, cosines.tolist(), strict=True):
+            if tool.name not in best or score > best[tool.name][0]:
+                best[tool.name] = (float(score), example)
+        return best
+
+    def route(self, vector: Sequence[float]) -> list[Route]:
+        """The tools to run for this request, best first (none below the threshold)."""
+        ranked = sorted(self.scores(vector).items(), key=lambda item: -item[1][0])
+        chosen: list[Route] = []
+        for name, (score, example) in ranked[:MAX_TOOLS]:
+            if score < self.threshold or (chosen and score < chosen[0].score -
+                                          SECOND_TOOL_MARGIN):
+                break
+            tool = self.tools.get(name)
+            assert tool is not None  # noqa: S101 - names come from the registry
+            chosen.append(Route(tool, score, example))
+        return chosen
