@@ -99,6 +99,18 @@ def _no_leaked_threads() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
+def embedder() -> Iterator[Any]:
+    """The real ONNX embedder, loaded once for the whole run."""
+    from nekoni_edge.rag.embed import Embedder
+
+    e = Embedder.default(threads=2)
+    # Start its worker now, so the thread-leak guard counts it as there before each test.
+    e._executor.submit(lambda: None).result()
+    yield e
+    e.close()
+
+
+@pytest.fixture(scope="session")
 def llama_model() -> Iterator[Any]:
     """The embedded SmolLM2 GGUF, loaded once through llama.cpp for the whole run."""
     from llama_cpp import Llama

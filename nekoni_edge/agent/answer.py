@@ -122,13 +122,23 @@ class PieceGate:
         self.sent = ""
         self._held = ""
         self.refused = False
+        self.stopped = False  # the answer turned into a tool call: end it here
         self._checked = False
 
     def push(self, piece: str) -> str:
         """Take a piece; return what may go to the phone now."""
+        if self.refused or self.stopped:
+            return ""
         self._held += piece
+        if "tool_call" in self._held:
+            # A tool call written mid-answer: the text before it may go, nothing after.
+            self._held = self._held[: self._held.find("tool_call")].rstrip(' \n"[(`')
+            self.stopped = True
+            return ""
         if not self._checked:
-            if len(self._held.strip()) < 2:
+            head = self._held.strip()
+            # Plain text is known at its first letter; a bracket, quote or fence needs more.
+            if not head or (head[0] in "{[`\"" and len(head) < 8):
                 return ""
             self._checked = True
             if looks_like_json(self._held):
@@ -151,7 +161,7 @@ class PieceGate:
         if self.refused:
             return ""
         rest = self._held.rstrip()
-        if cut_short:
+        if cut_short or self.stopped:
             if not rest.endswith(SENTENCE_END):
                 rest = ""  # the unfinished word goes, with its space
             if not (self.sent + rest).rstrip().endswith(SENTENCE_END):

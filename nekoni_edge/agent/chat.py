@@ -246,7 +246,7 @@ class ChatService:
             )) as stream:
                 async for piece in stream:
                     ready = gate.push(piece)
-                    if gate.refused:
+                    if gate.refused or gate.stopped:
                         break
                     if ready:
                         yield ready
@@ -256,7 +256,7 @@ class ChatService:
                 "promptTokens": usage.prompt_tokens, "evaluatedTokens": usage.evaluated_tokens,
                 "reusedTokens": usage.prompt_tokens - usage.evaluated_tokens,
                 "completionTokens": usage.completion_tokens, "refused": gate.refused,
-            }, call.id)
+                "stopped": gate.stopped}, call.id)
             if not gate.refused:
                 rest = gate.finish(cut_short=usage.finish_reason == "length")
                 if rest:

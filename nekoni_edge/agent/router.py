@@ -39,21 +39,26 @@ class ToolRouter:
     def __init__(self, tools: ToolRegistry, *, threshold: float = ROUTE_THRESHOLD) -> None:
         self.tools = tools
         self.threshold = threshold
-        self._examples: list[tuple[Tool, str]] = [
-            (tool, example) for tool in tools for example in (tool.examples or (tool.description,))
-        ]
+        self._examples: list[tuple[Tool, str]] = []
         self._matrix: np.ndarray | None = None  # examples' unit vectors, one row each
 
     async def prepare(self, embed: Embed) -> None:
-        """Embed the examples once (they are plain numbers after: the embedder may unload)."""
-        if self._matrix is None and self._examples:
-            vectors = await embed([example for _, example in self._examples])
-            self._matrix = np.asarray(vectors, dtype=np.float32)
+        """Embed the examples once per set of tools (plain numbers after: the embedder may
+        unload); a tool registered later is embedded on the next request."""
+        examples = [(tool, example) for tool in self.tools
+                    for example in (tool.examples or (tool.description,))]
+        if self._matrix is not None and examples == self._examples:
+            return
+        vectors = await embed([example for _, example in examples]) if examples else [[]]
+        self._examples = examples
+        self._matrix = np.asarray(vectors, dtype=np.float32)
 
     def scores(self, vector: Sequence[float]) -> dict[str, tuple[float, str]]:
         """Each tool's best cosine with the request, and the example that gave it."""
         if self._matrix is None:
             raise RuntimeError("ToolRouter.prepare() must run before routing")
+        if not self._examples:
+            return {}
         cosines = self._matrix @ np.asarray(vector, dtype=np.float32)
         best: dict[str, tuple[float, str]] = {}
         for (tool, example), score in zip(self._examples, cosines.tolist(), strict=True):

@@ -212,14 +212,14 @@ class LlamaProvider:
             self._waiting -= 1
 
     def _plain_text_processor(self) -> Any:
-        """A logits processor that forbids every token containing '{' (built once): JSON,
-        and so a tool call, cannot start, and a household answer loses nothing."""
+        """A logits processor that forbids every token containing '{' or a code fence (built
+        once): JSON, and so a tool call, cannot start, and a household answer loses nothing."""
         if self._no_brace is None:
             import numpy as np  # noqa: PLC0415
 
             llm = self._llm
             banned = [i for i in range(llm.n_vocab())
-                      if b"{" in llm.detokenize([i], special=False)]
+                      if _opens_code(llm.detokenize([i], special=False))]
             self._no_brace = np.asarray(banned, dtype=np.intp)
         no_brace = self._no_brace
 
@@ -381,6 +381,10 @@ class LlamaProvider:
                 await asyncio.get_running_loop().run_in_executor(self._executor, llm.close)
         self._executor.shutdown(wait=True)
         _LOGGER.info("model %s unloaded", self.name)
+
+
+def _opens_code(piece: bytes) -> bool:
+    return b"{" in piece or b"```" in piece
 
 
 async def _wait_uncancellable(future: asyncio.Future[None]) -> None:

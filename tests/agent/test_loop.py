@@ -1,5 +1,5 @@
-"""The ReAct loop with a scripted model: tools, errors, the iteration cap, approvals,
-token accounting and traces."""
+"""The agent's turn with a scripted model and a word-bag embedder: routing, tools as plain
+facts, approvals, the JSON guard, clean endings, token accounting and traces."""
 
 from __future__ import annotations
 
@@ -10,19 +10,14 @@ from typing import Any
 
 import pytest
 
+from nekoni_edge.agent import answer
 from nekoni_edge.agent.builtins import register_builtins
-from nekoni_edge.agent.chat import MAX_ITERATIONS, ChatService
+from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.agent.tools import Tool, ToolRegistry
 from nekoni_edge.llm.scripted import ScriptedProvider
 from nekoni_edge.store.database import Database
 from nekoni_edge.traces import Tracer
-
-
-def call(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"tool_call": {"name": name, "arguments": arguments}}
-
-
-NONE = call("none")
+from tests.agent.fakes import WordEmbedder
 
 
 @pytest.fixture
@@ -32,174 +27,228 @@ async def db(tmp_path: Path) -> Any:
 
 
 def service(db: Database, steps: list[Any], tools: ToolRegistry | None = None,
-            ring: int = 1000) -> tuple[ChatService, ScriptedProvider]:
+            ring: int = 1000, max_tokens: int = 64) -> tuple[ChatService, ScriptedProvider]:
     provider = ScriptedProvider(steps)
     if tools is None:
         tools = ToolRegistry()
-        register_builtins(tools, data_dir=Path("."), knowledge=None)
+        register_builtins(tools, data_dir=Path("."))
     return ChatService(db, provider, system_prompt="SYS", context_messages=20, n_ctx=4096,
-                       max_tokens=64, tools=tools, tracer=Tracer(db, ring)), provider
+                       max_tokens=max_tokens, tools=tools, embed=WordEmbedder().embed,
+                       tracer=Tracer(db, ring)), provider
 
 
-async def turn(chat: ChatService, text: str, **kw: Any) -> str:
-    async with aclosing(chat.reply("s", text, **kw)) as stream:
+async def turn(chat: ChatService, text: str, session: str = "s", **kw: Any) -> str:
+    async with aclosing(chat.reply(session, text, **kw)) as stream:
         return "".join([p async for p in stream])
 
 
-def tool_results(provider: ScriptedProvider) -> list[Any]:
-    return [json.loads(t.content) for t in provider.prompts[-1] if t.role == "tool"]
+def last_question(provider: ScriptedProvider) -> str:
+    return provider.prompts[-1][-1].content
 
 
-async def test_tool_call_then_result_then_answer(db: Database) -> None:
-    chat, provider = service(db, [call("get_time", timezone="Europe/Paris"), NONE,
-                                  ["It is ", "noon."]])
-    assert await turn(chat, "What time is it in Paris?") == "It is noon."
-    [result] = tool_results(provider)
-    assert result["timezone"] == "Europe/Paris"
-    assert "T" in result["iso"]
-    # the decision was constrained by a schema naming only real tools
-    names = [o["properties"]["name"]["const"]
-             for o in provider.schemas[0]["properties"]["tool_call"]["anyOf"]]
-    assert names == ["get_time", "device_status", "none"]
-    # the tool list is in the system prompt, as in nekoni
-    assert "get_time" in provider.prompts[0][0].content
+async def test_time_request_runs_get_time_and_the_model_reads_a_fact(db: Database) -> None:
+    chat, provider = service(db, [["It is ", "noon."]])
+    assert await turn(chat, "What time is it?") == "It is noon."
+    assert len(provider.prompts) == 1  # no decision call: one model call in the turn
+    prompt = provider.prompts[0]
+    assert [t.role for t in prompt] == ["system", "user"]
+    assert prompt[0].content == "SYS"  # static: tools are not described to the model
+    question = prompt[-1].content
+    assert question.startswith("Current time on the box: ")
+    assert question.endswith("Question: What time is it?\n" + answer.ANSWER_INSTRUCTION)
+    assert "{" not in question
+    assert provider.plain_text == [True]
     assert chat.last_stats is not None
     assert chat.last_stats.tools == ["get_time"]
+    assert chat.last_stats.llm_calls == 1
 
 
-async def test_unknown_tool_is_an_error_the_model_sees(db: Database) -> None:
-    chat, provider = service(db, [call("launch_rockets"), NONE, ["Sorry."]])
-    assert await turn(chat, "Launch!") == "Sorry."
-    [result] = tool_results(provider)
-    assert "unknown tool 'launch_rockets'" in result["error"]
+async def test_a_city_names_the_timezone(db: Database) -> None:
+    chat, provider = service(db, [["ok"]])
+    await turn(chat, "What time is it in Tokyo?")
+    assert "Current time in Asia/Tokyo: " in last_question(provider)
 
 
-async def test_bad_arguments_are_an_error_the_model_sees(db: Database) -> None:
-    chat, provider = service(db, [call("get_time", timezone=42), call("get_time", zone="x"),
-                                  call("get_time", timezone="Mars/Olympus"), NONE, ["Hmm."]])
-    await turn(chat, "time?")
-    errors = [r["error"] for r in tool_results(provider)]
-    assert "must be of type string" in errors[0]
-    assert "unknown argument 'zone'" in errors[1]
-    assert "unknown timezone 'Mars/Olympus'" in errors[2]
+async def test_chit_chat_runs_no_tool(db: Database) -> None:
+    chat, provider = service(db, [["Why did the cat sit on the box?"]])
+    await turn(chat, "Tell me a joke about cats")
+    assert last_question(provider) == "Tell me a joke about cats"
+    assert chat.last_stats is not None
+    assert chat.last_stats.tools == []
 
 
-async def test_garbage_decision_means_no_tool(db: Database) -> None:
-    chat, _ = service(db, ["not json at all", ["Plain answer."]])
-    assert await turn(chat, "hi") == "Plain answer."
+async def test_device_status_is_described_in_words(db: Database) -> None:
+    chat, provider = service(db, [["Fine."]])
+    await turn(chat, "How is the box doing?")
+    question = last_question(provider)
+    assert question.startswith("Box status: running for ")
+    assert "MiB memory free" in question
 
 
-async def test_iteration_cap(db: Database) -> None:
-    steps: list[Any] = [call("get_time", timezone=f"Etc/GMT+{i}") for i in range(MAX_ITERATIONS)]
-    chat, provider = service(db, [*steps, ["Done."]])
-    assert await turn(chat, "loop forever") == "Done."
-    assert len(tool_results(provider)) == MAX_ITERATIONS
-    events = await chat.tracer.recent(session_id="s")
-    assert any(e.type == "error" and "after 8 iterations" in e.data["message"]
-               for _, e in events)
-
-
-async def test_repeated_identical_call_ends_the_loop(db: Database) -> None:
-    chat, provider = service(db, [call("device_status"), call("device_status"), ["Fine."]])
-    assert await turn(chat, "status?") == "Fine."
-    assert len(tool_results(provider)) == 1
-
-
-async def test_a_tool_that_raises(db: Database) -> None:
-    async def explode(args: dict[str, Any]) -> Any:
-        raise RuntimeError("sensor on fire")
-
-    tools = ToolRegistry()
-    tools.register(Tool("thermometer", "Reads the sensor.", {"type": "object"}, explode))
-    chat, provider = service(db, [call("thermometer"), NONE, ["It broke."]], tools)
-    assert await turn(chat, "temperature?") == "It broke."
-    [result] = tool_results(provider)
-    assert result["error"] == "thermometer failed: RuntimeError: sensor on fire"
-
-
-def approval_tools(runs: list[dict[str, Any]]) -> ToolRegistry:
+def door(runs: list[dict[str, Any]], **kw: Any) -> ToolRegistry:
     async def unlock(args: dict[str, Any]) -> str:
         runs.append(args)
-        return "unlocked"
+        return "the door is unlocked"
 
     tools = ToolRegistry()
     tools.register(Tool("unlock_door", "Unlocks the front door.",
                         {"type": "object", "properties": {}, "additionalProperties": False},
-                        unlock, requires_approval=True))
+                        unlock, examples=("open the door",), **kw))
     return tools
 
 
-@pytest.mark.parametrize(("decision", "expected"), [(True, "unlocked"), (False, None)])
-async def test_approval_granted_or_denied(db: Database, decision: bool,
-                                          expected: str | None) -> None:
+@pytest.mark.parametrize(("decision", "ran"), [(True, True), (False, False), (None, False)])
+async def test_approval(db: Database, decision: bool | None, ran: bool) -> None:
     runs: list[dict[str, Any]] = []
     asked: list[str] = []
 
     async def approve(tool: str, args: dict[str, Any]) -> bool:
         asked.append(tool)
-        return decision
+        return bool(decision)
 
-    chat, provider = service(db, [call("unlock_door"), NONE, ["ok"]], approval_tools(runs))
-    await turn(chat, "open the door", approve=approve)
-    assert asked == ["unlock_door"]
-    [result] = tool_results(provider)
-    if expected:
-        assert result == expected
-        assert runs == [{}]  # ran exactly once
+    chat, provider = service(db, [["ok"]], door(runs, requires_approval=True))
+    await turn(chat, "open the door", approve=approve if decision is not None else None)
+    assert asked == ([] if decision is None else ["unlock_door"])
+    assert runs == ([{}] if ran else [])  # ran exactly once, or never
+    fact = last_question(provider)
+    if ran:
+        assert fact.startswith("Result of unlock_door: the door is unlocked")
     else:
-        assert "did not approve" in result["error"]
-        assert runs == []
+        assert fact.startswith("unlock_door could not run: the owner did not approve")
 
 
-async def test_no_approver_means_denied(db: Database) -> None:
-    runs: list[dict[str, Any]] = []
-    chat, provider = service(db, [call("unlock_door"), NONE, ["ok"]], approval_tools(runs))
-    await turn(chat, "open the door")  # e.g. a skill run with no phone to ask
-    assert runs == []
-    assert "did not approve" in tool_results(provider)[0]["error"]
+async def test_a_tool_that_raises_is_a_fact_not_a_crash(db: Database) -> None:
+    async def explode(args: dict[str, Any]) -> Any:
+        raise RuntimeError("sensor on fire")
+
+    tools = ToolRegistry()
+    tools.register(Tool("thermometer", "Reads the temperature sensor.", {"type": "object"},
+                        explode, examples=("temperature in the room",)))
+    chat, provider = service(db, [["It broke."]], tools)
+    assert await turn(chat, "temperature in the room") == "It broke."
+    assert last_question(provider).startswith(
+        "thermometer failed: RuntimeError: sensor on fire.")
 
 
-async def test_tokens_are_counted_per_call_and_per_turn(db: Database) -> None:
-    chat, _ = service(db, [call("device_status"), NONE, ["one ", "two ", "three"]])
-    await turn(chat, "how is the box")
+async def test_required_arguments_come_from_one_short_constrained_call(db: Database) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def lights(args: dict[str, Any]) -> str:
+        seen.append(args)
+        return f"the {args['room']} light is on"
+
+    tools = ToolRegistry()
+    tools.register(Tool("lights_on", "Switches a room's light on.",
+                        {"type": "object", "properties": {"room": {"type": "string"}},
+                         "required": ["room"], "additionalProperties": False},
+                        lights, examples=("turn on the light",)))
+    chat, provider = service(db, [{"room": "kitchen"}, ["Done."]], tools)
+    await turn(chat, "turn on the light in the kitchen")
+    assert seen == [{"room": "kitchen"}]
+    assert provider.schemas == [tools.get("lights_on").parameters]  # type: ignore[union-attr]
+    assert chat.last_stats is not None
+    assert chat.last_stats.llm_calls == 2
+
+
+async def test_unparseable_arguments_are_a_fact(db: Database) -> None:
+    tools = ToolRegistry()
+
+    async def never(args: dict[str, Any]) -> str:
+        raise AssertionError("must not run")
+
+    tools.register(Tool("lights_on", "Switches a room's light on.",
+                        {"type": "object", "properties": {"room": {"type": "string"}},
+                         "required": ["room"]}, never, examples=("turn on the light",)))
+    chat, provider = service(db, ["not json", ["Sorry."]], tools)
+    await turn(chat, "turn on the light")
+    assert "no arguments could be read for lights_on" in last_question(provider)
+
+
+TOOL_JSON = ['{"tool_call": ', '{"name": "device_status", "arguments": {}}}']
+
+
+async def test_a_json_answer_is_never_sent_and_is_tried_once_more(db: Database) -> None:
+    chat, provider = service(db, [TOOL_JSON, ["The box ", "is fine."]])
+    assert await turn(chat, "hello there") == "The box is fine."
+    assert len(provider.prompts) == 2
+    events = [e for _, e in await chat.tracer.recent(session_id="s")]
+    refused = [e for e in events if e.type == "llm_call" and e.data.get("refused")]
+    assert len(refused) == 1
+
+
+async def test_json_twice_says_plainly_it_could_not_answer(db: Database) -> None:
+    chat, _ = service(db, [TOOL_JSON, ['[{"a": 1}]']])
+    assert await turn(chat, "hello there") == answer.NO_ANSWER
+    [_, reply] = await db.messages_after("s", 0, all_roles=True)
+    assert reply.content == answer.NO_ANSWER  # the log says what the phone saw
+
+
+async def test_an_answer_cut_by_max_tokens_ends_cleanly(db: Database) -> None:
+    chat, _ = service(db, [["The boiler ", "needs ", "servicing ", "every ", "autu", "mn"]],
+                      max_tokens=5)
+    assert await turn(chat, "hello there") == "The boiler needs servicing every…"
+    chat, _ = service(db, [["Done. ", "And ", "then ", "more ", "words"]], max_tokens=2)
+    # what was sent stays sent: the cut is marked, never left mid-word
+    assert await turn(chat, "hello there", session="t") == "Done. And…"
+
+
+async def test_history_is_what_the_model_saw(db: Database) -> None:
+    chat, provider = service(db, [["It is noon."], ["You are welcome."]])
+    await turn(chat, "What time is it?")
+    first = provider.prompts[0]
+    await turn(chat, "thanks a lot")
+    second = provider.prompts[1]
+    # the whole first prompt and the model's answer are a prefix of the second
+    assert second[: len(first)] == first
+    assert second[len(first)].content == "It is noon."
+    assert second[-1].content == "thanks a lot"
+    # while the log keeps the user's own words
+    logged = await db.messages_after("s", 0, all_roles=True)
+    assert [m.content for m in logged] == ["What time is it?", "It is noon.", "thanks a lot",
+                                          "You are welcome."]
+
+
+async def test_tokens_are_counted_per_turn(db: Database) -> None:
+    chat, _ = service(db, [["one ", "two ", "three"]])
+    await turn(chat, "how is the box doing")
     stats = chat.last_stats
     assert stats is not None
-    assert stats.llm_calls == 3
-    assert stats.completion_tokens >= 3
-    assert stats.prompt_tokens > 0
+    assert stats.llm_calls == 1
+    assert stats.completion_tokens == 3
+    assert 0 < stats.evaluated_tokens <= stats.prompt_tokens
     [row] = await db.execute_sql("SELECT llm_calls, prompt_tokens, completion_tokens FROM turns")
-    assert tuple(row) == (3, stats.prompt_tokens, stats.completion_tokens)
+    assert tuple(row) == (1, stats.prompt_tokens, stats.completion_tokens)
 
 
 async def test_trace_of_one_turn(db: Database) -> None:
-    chat, _ = service(db, [call("get_time"), NONE, ["It is late."]])
+    chat, _ = service(db, [["It is late."]])
     live: list[Any] = []
     chat.tracer.subscribe(live.append)
-    await turn(chat, "time?")
+    await turn(chat, "What time is it?")
     events = [e for _, e in await chat.tracer.recent(session_id="s")]
     assert [e.id for e in live] == [e.id for e in events]  # streamed as stored, in order
     kinds = [(e.type, e.data.get("phase"), e.data.get("kind")) for e in events]
     assert kinds == [
-        ("message", None, None),
-        ("llm_call", "start", "tool_decision"), ("llm_call", "complete", "tool_decision"),
+        ("message", None, None), ("route", None, None),
         ("tool_call", "start", None), ("tool_call", "complete", None),
-        ("llm_call", "start", "tool_decision"), ("llm_call", "complete", "tool_decision"),
         ("llm_call", "start", "answer"), ("llm_call", "complete", "answer"),
         ("message", None, None),
     ]
+    route = events[1].data
+    assert route["chosen"] == ["get_time"]
+    assert route["scores"]["get_time"] >= route["threshold"] > route["scores"]["device_status"]
+    call = events[5].data
+    assert call["evaluatedTokens"] + call["reusedTokens"] == call["promptTokens"]
     root = events[0]
     by_id = {e.id: e for e in events}
     for event in events[1:]:
         assert event.parent_id is not None
         parent = by_id[event.parent_id]
-        # completes hang under their start; every start and the answer under the turn
         assert parent.id == root.id or (parent.data.get("phase") == "start"
                                          and event.data.get("phase") == "complete")
-        if event.data.get("phase") == "complete":
-            assert event.data["durationMs"] >= 0
     assert events[-1].data["tools"] == ["get_time"]
-    assert events[-1].data["llmCalls"] == 3
-    assert [e.timestamp for e in events] == sorted(e.timestamp for e in events)
+    assert events[-1].data["llmCalls"] == 1
+    assert json.dumps(events[3].data["fact"]).startswith('"Current time on the box')
 
 
 async def test_trace_ring_stays_bounded(db: Database) -> None:
@@ -213,7 +262,7 @@ async def test_trace_ring_stays_bounded(db: Database) -> None:
 
 
 async def test_working_memory_is_bounded_per_session(db: Database) -> None:
-    chat, _ = service(db, [NONE, ["a"]] * 30)
+    chat, _ = service(db, [["a"]] * 30)
     for i in range(30):
         await turn(chat, f"q{i}")
     memory = chat.working_memory("s")

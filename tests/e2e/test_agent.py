@@ -76,14 +76,10 @@ async def test_traces_stream_to_subscribers(phone: PhoneClient) -> None:
     assert (await phone.request({"type": "trace_unsubscribe"}, "trace_unsubscribed"))
 
 
-def call(name: str) -> dict[str, Any]:
-    return {"tool_call": {"name": name, "arguments": {}}}
-
-
 @pytest.fixture
 async def scripted_box(settings: Any) -> AsyncIterator[tuple[Daemon, list[str], Any]]:
     """A box whose model is scripted (the approval logic, not the model, is under test)."""
-    provider = ScriptedProvider([call("unlock_door"), call("none"), ["Done."]] * 3)
+    provider = ScriptedProvider([["Done."]] * 3)
     box = Daemon(dataclasses.replace(settings, rag=False), provider=provider)
     await box.start()
     runs: list[str] = []
@@ -96,7 +92,8 @@ async def scripted_box(settings: Any) -> AsyncIterator[tuple[Daemon, list[str], 
     box.chat.tools.register(Tool("unlock_door", "Unlocks the door.",
                                  {"type": "object", "properties": {},
                                   "additionalProperties": False},
-                                 unlock, requires_approval=True))
+                                 unlock, requires_approval=True,
+                                 examples=("Open the door", "Unlock the front door")))
     key = await approved(box)
     yield box, runs, key
     await box.stop()

@@ -29,9 +29,11 @@ class RecordingProvider:
         self.name = inner.name
         self.prompts: list[Any] = []
 
-    def stream_chat(self, messages: Any, *, max_tokens: int, usage: Any = None) -> Any:
+    def stream_chat(self, messages: Any, *, max_tokens: int, usage: Any = None,
+                    plain_text: bool = False, session: str | None = None) -> Any:
         self.prompts.append(list(messages))
-        return self.inner.stream_chat(messages, max_tokens=max_tokens, usage=usage)
+        return self.inner.stream_chat(messages, max_tokens=max_tokens, usage=usage,
+                                      plain_text=plain_text, session=session)
 
     async def complete_structured(self, messages: Any, schema: Any, *, max_tokens: int,
                                   usage: Any = None) -> str:
@@ -83,12 +85,14 @@ async def upload_and_ask(phone: PhoneClient, daemon: Daemon, recorder: Recording
         pass
     assert msg["type"] == "message_end"
     assert msg["sources"][0]["source"] == "house-notes.txt"
-    # ... and the model really got the file's chunk in its system prompt
-    system = recorder.prompts[-1][0]
-    assert system.role == "system"
-    assert "Relevant context from your knowledge base:" in system.content
-    assert "[house-notes.txt]: " in system.content
-    assert "blue watering can" in system.content
+    # ... and the model really got the file's chunk right before the question
+    *_, question = recorder.prompts[-1]
+    assert question.role == "user"
+    assert question.content.startswith("From the owner's documents:\n[house-notes.txt] ")
+    assert "blue watering can" in question.content
+    assert question.content.endswith("Question: Where is the spare key to the shed hidden?\n"
+                                     "Answer the question briefly, using the information above.")
+    assert "blue watering can" not in recorder.prompts[-1][0].content  # not in the system
     assert daemon.chat is not None
     assert daemon.chat.knowledge is not None
 

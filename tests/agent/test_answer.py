@@ -1,0 +1,92 @@
+"""The answer's text logic: the JSON gate, clean endings, the prompt's shape, grounding."""
+
+from __future__ import annotations
+
+import pytest
+
+from nekoni_edge.agent import answer
+from nekoni_edge.rag.store import Hit
+
+
+def gate_run(pieces: list[str], cut: bool = False) -> tuple[list[str], answer.PieceGate]:
+    gate = answer.PieceGate()
+    out = [gate.push(p) for p in pieces]
+    out.append(gate.finish(cut))
+    return out, gate
+
+
+@pytest.mark.parametrize("text", [
+    '{"tool_call": {"name": "get_time", "arguments": {}}}', '  {"a": 1}', '[{"x": 1}]',
+    '["a", "b"]', '```json\n{}```',
+])
+def test_json_is_recognised(text: str) -> None:
+    assert answer.looks_like_json(text)
+    _, gate = gate_run([text[i : i + 3] for i in range(0, len(text), 3)])
+    assert gate.refused
+    assert gate.sent == ""
+
+
+def test_a_tool_call_inside_text_is_json_too() -> None:
+    assert answer.looks_like_json('Sure: "tool_call" {"name": "x"}')
+
+
+@pytest.mark.parametrize("text", ["The boiler is fine.", "[1] is a footnote", "It costs $5."])
+def test_plain_text_is_not_json(text: str) -> None:
+    assert not answer.looks_like_json(text)
+
+
+def test_pieces_are_released_a_word_behind() -> None:
+    out, gate = gate_run(["The", " cat", " sat", "."])
+    assert out == ["", "The", " cat", "", " sat."]
+    assert gate.sent == "The cat sat."
+
+
+def test_cut_replies_end_on_a_word_with_an_ellipsis() -> None:
+    _, gate = gate_run(["The", " boiler", " needs", " serv"], cut=True)
+    assert gate.sent == "The boiler needs…"
+    _, gate = gate_run(["It", " is", " done", "."], cut=True)
+    assert gate.sent == "It is done."  # a cut on a sentence end needs nothing
+
+
+def test_compose_puts_documents_and_facts_right_before_the_question() -> None:
+    hits = [Hit("d", "wifi.txt", 0, None, "The network is called Lighthouse.", 0.8)]
+    text = answer.compose("What is the Wi-Fi called?", ["Current time on the box: 12:00."], hits)
+    assert text == ("From the owner's documents:\n[wifi.txt] The network is called Lighthouse."
+                    "\n\nCurrent time on the box: 12:00.\n\nQuestion: What is the Wi-Fi called?"
+                    "\n" + answer.ANSWER_INSTRUCTION)
+    assert answer.compose("hi", [], []) == "hi"
+
+
+def test_only_hits_near_the_best_are_shown() -> None:
+    hits = [Hit("a", "a", 0, None, "a", 0.7), Hit("b", "b", 0, None, "b", 0.65),
+            Hit("c", "c", 0, None, "c", 0.4)]
+    assert [h.source for h in answer.chosen_hits(hits)] == ["a", "b"]
+
+
+def test_evidence_and_whether_an_answer_states_it() -> None:
+    hit = Hit("d", "freezer.txt", 0, None, "The chest freezer must be defrosted twice a year; "
+              "keep it at minus eighteen degrees Celsius.", 0.7)
+    candidates = answer.evidence_candidates([hit])
+    assert candidates == ["The chest freezer must be defrosted twice a year;",
+                          "keep it at minus eighteen degrees Celsius."]
+    evidence = answer.pick_evidence("What temperature should the freezer be?", candidates,
+                                    [0.3, 0.6], "freezer.txt")
+    assert evidence is not None
+    assert evidence.sentence == candidates[1]
+    assert answer.states("Keep it at minus eighteen degrees.", evidence)
+    assert not answer.states("It should be kept at minus 12 degrees.", evidence)
+    assert answer.quote(evidence) == ("\n\n(From freezer.txt: “keep it at minus eighteen "
+                                      "degrees Celsius.”)")
+    # numbers must all be there
+    numbers = answer.Evidence("Bake for 20 minutes at 240 degrees.", "b", frozenset(
+        {"bake", "20", "minute", "240", "degree"}))
+    assert not answer.states("Bake it for 30 minutes at 240 degrees.", numbers)
+    # a document not close enough is never quoted
+    assert answer.evidence_candidates([Hit("d", "x", 0, None, "Text.", 0.3)]) == []
+
+
+def test_a_tool_call_mid_answer_ends_it() -> None:
+    out, gate = gate_run(["Here", " is", " it:", ' ["tool_call",', " 1]"])
+    assert gate.stopped
+    assert gate.sent == "Here is it:"
+    assert "tool_call" not in "".join(out)
