@@ -130,11 +130,6 @@ class PieceGate:
         if self.refused or self.stopped:
             return ""
         self._held += piece
-        if "tool_call" in self._held:
-            # A tool call written mid-answer: the text before it may go, nothing after.
-            self._held = self._held[: self._held.find("tool_call")].rstrip(' \n"[(`')
-            self.stopped = True
-            return ""
         if not self._checked:
             head = self._held.strip()
             # Plain text is known at its first letter; a bracket, quote or fence needs more.
@@ -144,6 +139,12 @@ class PieceGate:
             if looks_like_json(self._held):
                 self.refused = True
                 return ""
+        if "tool_call" in self._held:
+            # A tool call written mid-answer: the text before it may go, nothing after.
+            self._held = self._held[: self._held.find("tool_call")].rstrip(' \n"[(`')
+            self.stopped = True
+            self.refused = not (self.sent or self._held.strip())  # nothing said: try again
+            return ""
         # Release up to the last space, keeping the space: a cut reply then ends on a word.
         cut = max(self._held.rfind(" "), self._held.rfind("\n"))
         if cut <= 0:

@@ -178,17 +178,28 @@ async def test_idle_upload_is_discarded(phone: PhoneClient, daemon: Daemon) -> N
         assert "".join([p async for p in stream]).strip()
 
 
-async def test_the_embedder_loads_only_when_there_is_knowledge(phone: PhoneClient,
-                                                               daemon: Daemon) -> None:
+async def test_the_embedder_loads_only_when_needed(settings: Any, llama_model: Any) -> None:
+    """With tools off and no documents a chat never loads it; a document, or tools (the
+    router embeds each request), do."""
+    from nekoni_edge.llm.llama import LlamaProvider
+    from nekoni_edge.llm.models import default_gguf
     from nekoni_edge.rag.embed import OnDemandEmbedder
 
-    embedder = daemon._embedder  # noqa: SLF001
-    assert isinstance(embedder, OnDemandEmbedder)
-    async with aclosing(phone.ask("Hello there.")) as stream:
-        assert "".join([p async for p in stream])
-    assert not embedder.loaded  # no documents: retrieval had nothing to search
-    await phone.upload("note.txt", b"The spare key is under the blue flower pot.")
-    assert embedder.loaded
-    async with aclosing(phone.ask("Where is the spare key?")) as stream:
-        assert "".join([p async for p in stream])
-    assert embedder.loads == 1
+    for tools in (False, True):
+        provider = LlamaProvider(llama_model, default_gguf(), temperature=0.0, owns_model=False)
+        box = Daemon(dataclasses.replace(settings, tools=tools), provider=provider)
+        await box.start()
+        try:
+            embedder = box._embedder  # noqa: SLF001
+            assert isinstance(embedder, OnDemandEmbedder)
+            async with PhoneClient(await approved(box), f"http://127.0.0.1:{box.port}") as phone:
+                async with aclosing(phone.ask("Hello there.")) as stream:
+                    assert "".join([p async for p in stream])
+                assert embedder.loaded is tools
+                await phone.upload("note.txt", b"The spare key is under the blue flower pot.")
+                assert embedder.loaded
+                async with aclosing(phone.ask("Where is the spare key?")) as stream:
+                    assert "".join([p async for p in stream])
+                assert embedder.loads == 1
+        finally:
+            await box.stop()

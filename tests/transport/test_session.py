@@ -9,6 +9,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from nekoni_edge.agent.answer import NO_ANSWER
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.client.phone import new_nonce
 from nekoni_edge.llm.scripted import ScriptedProvider
@@ -78,30 +79,31 @@ async def test_handshake_timeout(tmp_path: Path) -> None:
 
 
 async def test_chat_streams_and_logs(tmp_path: Path) -> None:
-    db, session, wire, phone = await make(tmp_path, [["Hel", "lo"]])
+    db, session, wire, phone = await make(tmp_path, [["Hello", " there", "."]])
     try:
         await authenticate(session, wire, phone)
         session.on_message('{"type":"message","content":"hi","sessionId":"s"}')
         await first_reply(wire, lambda w: w.sent[-1]["type"] == "message_end")
         assert wire.sent == [
-            {"type": "chunk", "content": "Hel"},
-            {"type": "chunk", "content": "lo"},
+            {"type": "chunk", "content": "Hello"},  # a word goes once the next one starts
+            {"type": "chunk", "content": " there."},
             {"type": "message_end"},
         ]
         logged = await db.messages_after("s", 0, all_roles=True)
-        assert [(m.role, m.content) for m in logged] == [("user", "hi"), ("assistant", "Hello")]
+        assert [(m.role, m.content) for m in logged] == [("user", "hi"),
+                                                         ("assistant", "Hello there.")]
     finally:
         session.shutdown()
         await db.close()
 
 
-async def test_empty_answer_is_a_message(tmp_path: Path) -> None:
+async def test_an_empty_answer_says_so_in_words(tmp_path: Path) -> None:
     db, session, wire, phone = await make(tmp_path, [[]])
     try:
         await authenticate(session, wire, phone)
         session.on_message('{"content":"hi"}')
-        await first_reply(wire)
-        assert wire.sent == [{"type": "message", "content": ""}]
+        await first_reply(wire, lambda w: w.sent[-1]["type"] == "message_end")
+        assert wire.sent == [{"type": "chunk", "content": NO_ANSWER}, {"type": "message_end"}]
     finally:
         await db.close()
 
