@@ -124,6 +124,7 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
         {"type": "object", "properties": {"timezone": {"type": "string", "maxLength": 64}},
          "additionalProperties": False},
         get_time, examples=TIME_EXAMPLES, extract=extract_timezone, describe=describe_time,
+        essential=lambda result: str(result["time"]),
     ))
 
     async def device_status(args: dict[str, Any]) -> dict[str, Any]:

@@ -194,19 +194,25 @@ class ChatService:
             hits = await self._retrieve(session_id, content, vector, turn.id)
             if on_context is not None:
                 on_context(hits)
-            facts = [await self._run_route(session_id, content, route, stats, turn.id, approve)
-                     for route in routes]
+            results = [await self._run_route(session_id, content, route, stats, turn.id,
+                                             approve) for route in routes]
+            facts = [fact for fact, _ in results]
             shown = answer.chosen_hits(hits)
             stats.new_prompt = answer.compose(content, facts, shown)
             context = await self.build_context(session_id, message, stats.new_prompt)
             async for piece in self._answer(session_id, context, gate, stats, turn.id):
                 yield piece
+            missed = [fact for fact, essential in results
+                      if essential is not None and essential not in gate.sent]
+            if missed and gate.sent:
+                extra = "".join(f"\n\n({fact})" for fact in missed)
+                yield extra
             evidence = await self._evidence(content, vector, shown)
             if evidence is not None and gate.sent and not answer.states(gate.sent, evidence):
-                extra = answer.quote(evidence)
                 await self.tracer.emit(session_id, "rag_query", {
                     "grounding": evidence.source, "quoted": evidence.sentence[:300]}, turn.id)
-                yield extra
+                yield answer.quote(evidence)
+                extra += answer.quote(evidence)
             if not gate.sent:
                 extra = answer.NO_ANSWER
                 yield extra
@@ -319,8 +325,9 @@ class ChatService:
         return hits
 
     async def _run_route(self, session_id: str, request: str, route: Route, stats: TurnStats,
-                         parent: str, approve: Approver | None) -> str:
-        """Run one chosen tool; its result, or why it failed, as a plain-words fact."""
+                         parent: str, approve: Approver | None) -> tuple[str, str | None]:
+        """Run one chosen tool; its result, or why it failed, as a plain-words fact, and what
+        an answer must contain to have stated it."""
         tool = route.tool
         event = await self.tracer.emit(session_id, "tool_call", {
             "phase": "start", "tool": tool.name, "score": round(route.score, 4),
@@ -329,10 +336,12 @@ class ChatService:
         stats.tools.append(tool.name)
         arguments: Any = {}
         outcome: dict[str, Any]
+        essential: str | None = None
         try:
             arguments = await self._arguments(session_id, request, route, stats, event.id)
             result = await _checked_call(tool, arguments, approve)
             fact, outcome = tool.fact(result), {"ok": True}
+            essential = tool.essential(result) if tool.essential is not None else None
         except ToolError as exc:
             fact, outcome = f"{tool.name} could not run: {exc}.", {"ok": False, "error": str(exc)}
         except Exception as exc:
@@ -343,7 +352,7 @@ class ChatService:
             "phase": "complete", "tool": tool.name, "arguments": arguments,
             "durationMs": _ms(started), "fact": fact[:300], **outcome}, event.id)
         self._remember(session_id, "tool_result", {"tool": tool.name, "fact": fact})
-        return fact
+        return fact, essential
 
     async def _arguments(self, session_id: str, request: str, route: Route, stats: TurnStats,
                          parent: str) -> Any:

@@ -38,6 +38,9 @@ class Tool:
     examples: tuple[str, ...] = ()
     extract: Extract | None = None
     describe: Describe | None = None
+    # What an answer must contain to have stated the result (the time's "14:05"); when it
+    # does not, the fact itself is shown under the answer.
+    essential: Callable[[Any], str] | None = None
 
     @property
     def needs_arguments(self) -> bool:

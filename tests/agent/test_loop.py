@@ -3,6 +3,7 @@ facts, approvals, the JSON guard, clean endings, token accounting and traces."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from contextlib import aclosing
 from pathlib import Path
@@ -48,7 +49,9 @@ def last_question(provider: ScriptedProvider) -> str:
 
 async def test_time_request_runs_get_time_and_the_model_reads_a_fact(db: Database) -> None:
     chat, provider = service(db, [["It is ", "noon."]])
-    assert await turn(chat, "What time is it?") == "It is noon."
+    reply = await turn(chat, "What time is it?")
+    # the answer missed the time: the fact itself is shown under it
+    assert reply.startswith("It is noon.\n\n(Current time on the box: ")
     assert len(provider.prompts) == 1  # no decision call: one model call in the turn
     prompt = provider.prompts[0]
     assert [t.role for t in prompt] == ["system", "user"]
@@ -61,6 +64,13 @@ async def test_time_request_runs_get_time_and_the_model_reads_a_fact(db: Databas
     assert chat.last_stats is not None
     assert chat.last_stats.tools == ["get_time"]
     assert chat.last_stats.llm_calls == 1
+
+
+async def test_an_answer_with_the_time_needs_no_fact_under_it(db: Database) -> None:
+    now = dt.datetime.now().astimezone().strftime("%H:%M")
+    chat, _ = service(db, [["It ", f"is {now}."]])
+    reply = await turn(chat, "What time is it?")
+    assert reply == f"It is {now}." or dt.datetime.now().astimezone().strftime("%H:%M") != now
 
 
 async def test_a_city_names_the_timezone(db: Database) -> None:
@@ -204,8 +214,9 @@ async def test_history_is_what_the_model_saw(db: Database) -> None:
     assert second[-1].content == "thanks a lot"
     # while the log keeps the user's own words
     logged = await db.messages_after("s", 0, all_roles=True)
-    assert [m.content for m in logged] == ["What time is it?", "It is noon.", "thanks a lot",
-                                          "You are welcome."]
+    assert [m.content for m in logged][::2] == ["What time is it?", "thanks a lot"]
+    # the phone saw the fact quoted under the answer; the model's history holds its own words
+    assert logged[1].content.startswith("It is noon.\n\n(Current time on the box: ")
 
 
 async def test_tokens_are_counted_per_turn(db: Database) -> None:
