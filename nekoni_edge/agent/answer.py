@@ -16,6 +16,12 @@ SENTENCE_END = (".", "!", "?", "…", ":", ")", '"', "”")
 # distracted by the rest: bench_agent, "knowledge hits").
 HIT_MARGIN = 0.08
 MAX_HITS = 2
+# Below this a document is not shown at all: on the household set the right document scored
+# 0.54-0.76 and follow-ups 0.42-0.48, while the best unrelated one scored at most 0.39 (for "what
+# time is it?", whose answer a small model then took from a school timetable).
+SHOW_MIN_SCORE = 0.40
+# When a tool answers the turn, a document must be clearly about the question too.
+SHOW_MIN_SCORE_WITH_TOOL = 0.45
 # The best document must be at least this close before its sentence is quoted under an answer.
 GROUNDING_MIN_SCORE = 0.45
 
@@ -37,12 +43,13 @@ def content_words(text: str) -> set[str]:
     return {w.rstrip("s") if len(w) > 3 else w for w in _words(text)} - _STOPWORDS
 
 
-def chosen_hits(hits: list[Hit]) -> list[Hit]:
-    """The hits worth showing a small model: the best, and any nearly as good."""
-    if not hits:
+def chosen_hits(hits: list[Hit], *, with_tool: bool = False) -> list[Hit]:
+    """The hits worth showing a small model: the best, and any nearly as good, when close."""
+    floor = SHOW_MIN_SCORE_WITH_TOOL if with_tool else SHOW_MIN_SCORE
+    if not hits or hits[0].score < floor:
         return []
     best = hits[0].score
-    return [h for h in hits[:MAX_HITS] if h.score >= best - HIT_MARGIN]
+    return [h for h in hits[:MAX_HITS] if h.score >= max(floor, best - HIT_MARGIN)]
 
 
 def compose(question: str, facts: list[str], hits: list[Hit]) -> str:

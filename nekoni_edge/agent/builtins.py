@@ -105,16 +105,36 @@ def _duration(seconds: int) -> str:
     return " ".join([*parts, f"{hours} h {rest // 60} min"])
 
 
+# What a status request may be about, and the words that say so; none of them: everything.
+ASPECTS = {
+    "memory": ("memory", "ram"), "disk": ("disk", "storage", "space", "sd"),
+    "uptime": ("uptime", "up", "long", "started", "boot", "since"),
+    "temperature": ("temperature", "hot", "heat", "overheating", "warm", "cool"),
+    "load": ("load", "busy", "cpu", "processor", "working", "overloaded"),
+}
+
+
+def extract_aspects(request: str) -> dict[str, Any]:
+    """``{"about": [...]}``: the parts of the status the request names (a shorter fact is
+    read faster and repeated more faithfully by a small model)."""
+    words = set(re.findall(r"[a-z]+", request.lower()))
+    about = [aspect for aspect, keys in ASPECTS.items() if words & set(keys)]
+    return {"about": about} if about else {}
+
+
 def describe_status(status: dict[str, Any]) -> str:
-    """The status as sentences a small model can repeat."""
+    """The status (or the parts asked about) as a sentence a small model can repeat."""
+    about = status.get("about") or list(ASPECTS)
     memory, disk = status["memory_mib"], status["disk_gib"]
-    text = (f"Box status: running for {_duration(status['uptime_s'])}; "
-            f"{memory['available']} MiB of {memory['total']} MiB memory free; "
-            f"{disk['free']} GiB of {disk['total']} GiB disk free; "
-            f"load average {status['load'][0]}.")
-    if "cpu_temp_c" in status:
-        text += f" CPU temperature {status['cpu_temp_c']:.0f} °C."
-    return text
+    parts = {
+        "uptime": f"running for {_duration(status['uptime_s'])}",
+        "memory": f"{memory['available']} MiB of {memory['total']} MiB memory free",
+        "disk": f"{disk['free']} GiB of {disk['total']} GiB disk free",
+        "load": f"load average {status['load'][0]}",
+        "temperature": (f"CPU temperature {status['cpu_temp_c']:.0f} °C"
+                        if "cpu_temp_c" in status else "no CPU temperature sensor"),
+    }
+    return "Box status: " + "; ".join(parts[a] for a in ASPECTS if a in about) + "."
 
 
 def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
@@ -128,10 +148,13 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
     ))
 
     async def device_status(args: dict[str, Any]) -> dict[str, Any]:
-        return await asyncio.get_running_loop().run_in_executor(None, _device_status, data_dir)
+        status = await asyncio.get_running_loop().run_in_executor(None, _device_status,
+                                                                  data_dir)
+        return {**status, "about": args.get("about", [])}
 
     registry.register(Tool(
         "device_status", "The box's uptime, load, memory, disk and CPU temperature.",
-        {"type": "object", "properties": {}, "additionalProperties": False}, device_status,
-        examples=STATUS_EXAMPLES, describe=describe_status,
+        {"type": "object", "properties": {"about": {"type": "array"}},
+         "additionalProperties": False}, device_status,
+        examples=STATUS_EXAMPLES, extract=extract_aspects, describe=describe_status,
     ))

@@ -197,7 +197,7 @@ class ChatService:
             results = [await self._run_route(session_id, content, route, stats, turn.id,
                                              approve) for route in routes]
             facts = [fact for fact, _ in results]
-            shown = answer.chosen_hits(hits)
+            shown = answer.chosen_hits(hits, with_tool=bool(routes))
             stats.new_prompt = answer.compose(content, facts, shown)
             context = await self.build_context(session_id, message, stats.new_prompt)
             async for piece in self._answer(session_id, context, gate, stats, turn.id):

@@ -229,21 +229,36 @@ class LlamaProvider:
 
         return forbid
 
+    def _save_session(self, session: str) -> None:
+        """Keep the session's KV cache (worker thread, right after its answer: the next
+        phone's first token does not wait for the copy)."""
+        import ctypes  # noqa: PLC0415
+
+        import llama_cpp  # noqa: PLC0415
+        import numpy as np  # noqa: PLC0415
+        from llama_cpp.llama import LlamaState  # noqa: PLC0415
+
+        llm = self._llm
+        size = llama_cpp.llama_state_get_size(llm.ctx)
+        buffer = (ctypes.c_uint8 * size)()
+        written = int(llama_cpp.llama_state_get_data(llm.ctx, buffer, size))
+        # Not llm.save_state(): it also copies the score rows (~25 MiB at n_batch 128 with a
+        # 49k vocabulary) that a load recomputes anyway; one row keeps load_state's shapes.
+        state = LlamaState(
+            input_ids=llm.input_ids.copy(), scores=np.zeros((1, llm.n_vocab()), np.single),
+            n_tokens=llm.n_tokens, llama_state=bytes(memoryview(buffer)[:written]),
+            llama_state_size=written, seed=llm._seed,  # noqa: SLF001 - restored by load_state
+        )
+        self.states.put(session, state, written)
+
     def _switch_session(self, session: str | None) -> None:
-        """Keep the KV cache of the session leaving the model; bring back the arriving one's
-        (worker thread). llama.cpp then evaluates only the arriving prompt's new suffix."""
+        """Bring back the arriving session's KV cache if it is not the one in the model
+        (worker thread); llama.cpp then evaluates only its new suffix."""
         if session == self._kv_owner:
             return
-        llm = self._llm
-        if self._kv_owner is not None and llm.n_tokens > 0:
-            state = llm.save_state()
-            # Only the KV cache and tokens matter: the logits are recomputed on load (the
-            # state's score rows, ~25 MiB at n_batch 128, would crowd out whole sessions).
-            state.scores = state.scores[:1].copy()
-            self.states.put(self._kv_owner, state, int(state.llama_state_size))
         arriving = self.states.pop(session) if session is not None else None
         if arriving is not None:
-            llm.load_state(arriving)
+            self._llm.load_state(arriving)
         self._kv_owner = session
 
     async def stream_chat(
@@ -296,6 +311,11 @@ class LlamaProvider:
                     put("error", exc)
                 finally:
                     put("end", None)
+                    if session is not None and self.states.budget_bytes > 0:
+                        try:
+                            self._save_session(session)
+                        except Exception:  # the next turn is only slower, not wrong
+                            _LOGGER.exception("could not keep the model state of %s", session)
                     # Still in the worker, so the next generation waits for it, not the loop:
                     # a turn's temporary buffers go back to the system (-8 MiB idle RSS).
                     return_freed_memory()

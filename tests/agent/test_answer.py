@@ -61,6 +61,11 @@ def test_only_hits_near_the_best_are_shown() -> None:
     hits = [Hit("a", "a", 0, None, "a", 0.7), Hit("b", "b", 0, None, "b", 0.65),
             Hit("c", "c", 0, None, "c", 0.4)]
     assert [h.source for h in answer.chosen_hits(hits)] == ["a", "b"]
+    far = [Hit("s", "school.txt", 0, None, "Pickup is at 3:15 pm.", 0.39)]
+    assert answer.chosen_hits(far) == []  # too far to show at all
+    near = [Hit("s", "school.txt", 0, None, "Pickup is at 3:15 pm.", 0.42)]
+    assert answer.chosen_hits(near) == near
+    assert answer.chosen_hits(near, with_tool=True) == []  # a tool answers this turn
 
 
 def test_evidence_and_whether_an_answer_states_it() -> None:

@@ -88,11 +88,18 @@ async def test_chit_chat_runs_no_tool(db: Database) -> None:
 
 
 async def test_device_status_is_described_in_words(db: Database) -> None:
-    chat, provider = service(db, [["Fine."]])
+    chat, provider = service(db, [["Fine."], ["Plenty."]])
     await turn(chat, "How is the box doing?")
     question = last_question(provider)
-    assert question.startswith("Box status: running for ")
+    assert question.startswith("Box status: ")
+    for part in ("MiB memory free", "GiB disk free", "running for", "load average"):
+        assert part in question
+    await turn(chat, "How much memory does the box have free?", session="m")
+    question = last_question(provider)
+    # only what was asked: a shorter fact is read faster and repeated more faithfully
+    assert question.startswith("Box status: ")
     assert "MiB memory free" in question
+    assert "disk" not in question.split("Question:")[0]
 
 
 def door(runs: list[dict[str, Any]], **kw: Any) -> ToolRegistry:
