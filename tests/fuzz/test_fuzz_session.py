@@ -51,6 +51,10 @@ raw = st.one_of(
     st.text(max_size=200),
     st.binary(max_size=200),
     st.integers(1, 3000).map(lambda n: "[" * n + "]" * n),
+    # escape-heavy text: what made the old string-cutting regex quadratic
+    st.lists(st.sampled_from(['\\"', "\\\\", '"', "[", "{", "]", "}", ":", ",", "a"]),
+             max_size=400).map("".join),
+    st.integers(0, 4000).map(lambda n: "[" * 33 + '"' + '\\"' * n),
 )
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nekoni_edge.errors import BadMessage, MessageTooLarge
 from nekoni_edge.protocol import messages as m
@@ -84,6 +87,48 @@ def test_brackets_inside_strings_are_not_nesting() -> None:
     assert m.nesting_depth(json.dumps({"type": "message", "content": content})) == 1
     assert parse_text(json.dumps({"type": "message", "content": content})) == m.Chat(
         content, m.DEFAULT_SESSION_ID)
+
+
+ESCAPE_HEAVY = [
+    "[" * 33 + '"' + '\\"' * 32_700,  # an unterminated string of escaped quotes, deep first
+    '{"a":"' + '\\"' * 32_700 + '",' + '"b":' + "[" * 33 + "]" * 33 + "}",  # deep last
+    '"' + '\\\\' * 32_000 + '"' + "[" * 40,
+]
+
+
+@pytest.mark.parametrize("frame", ESCAPE_HEAVY)
+def test_escape_heavy_frames_are_refused_at_once(frame: str) -> None:
+    """The nesting scan is linear: the first frame took 36 s with the old string regex (it
+    tried every escaped quote as a string's start). A 10 s deadline holds on any machine
+    that is merely busy; the linear scan needs about 20 ms here (bench_hostile)."""
+    assert len(frame.encode()) <= m.MAX_MESSAGE_BYTES
+    started = time.process_time()
+    with pytest.raises(BadMessage) as info:
+        m.decode(frame)
+    assert info.value.code in ("TOO_DEEP", "INVALID_JSON")
+    assert time.process_time() - started < 10
+
+
+def reference_depth(text: str) -> int:
+    """Nesting by json.loads itself (for valid JSON of modest depth)."""
+    def depth(value: object) -> int:
+        if isinstance(value, dict):
+            return 1 + max((depth(v) for v in value.values()), default=0)
+        if isinstance(value, list):
+            return 1 + max((depth(v) for v in value), default=0)
+        return 0
+    return depth(json.loads(text))
+
+
+@given(st.recursive(st.text(alphabet='[]{}"\\ab', max_size=8),
+                    lambda inner: st.lists(inner, max_size=3) |
+                    st.dictionaries(st.text(alphabet='[]{}"\\', max_size=4), inner, max_size=3),
+                    max_leaves=60))
+def test_nesting_scan_agrees_with_the_parser(value: object) -> None:
+    text = json.dumps(value)
+    expected = reference_depth(text)
+    if text.count("[") + text.count("{") > m.MAX_NESTING:  # below that the scan says 0
+        assert m.nesting_depth(text) == expected or expected > m.MAX_NESTING
 
 
 def test_content_length_cap() -> None:
