@@ -73,6 +73,7 @@ class Scheduler:
         self._clock_ms = clock_ms
         self._tick_s = tick_s
         self._task: asyncio.Task[None] | None = None
+        self._broken: set[str] = set()  # jobs already reported as unschedulable
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._forever())
@@ -94,7 +95,14 @@ class Scheduler:
         ran = []
         for job in await self._store.jobs():
             now = self._clock_ms()
-            if not due(job, now):
+            try:
+                if not due(job, now):
+                    continue
+            except ValueError as exc:  # an expression with no next date: only that job waits
+                if job.id not in self._broken:
+                    self._broken.add(job.id)
+                    _LOGGER.warning("cron %s: %r cannot be scheduled (%s); the other jobs run",
+                                    job.id, job.cron_expression, exc)
                 continue
             # Marked before running: a power cut mid-run does not run it again at start.
             await self._store.mark_run(job.id, now)

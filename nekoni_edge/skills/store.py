@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +46,9 @@ class CronJob:
                 "enabled": self.enabled, "lastRun": self.last_run, "createdAt": self.created_at}
 
 
+NEVER = dt.timedelta(days=5 * 365)
+
+
 def check_cron(expression: object) -> str:
     """A valid five-field cron expression, or SkillError saying what is wrong."""
     from croniter import croniter  # noqa: PLC0415
@@ -53,6 +58,16 @@ def check_cron(expression: object) -> str:
     if len(expression.split()) != 5 or not croniter.is_valid(expression):
         raise SkillError(f"invalid cron expression {expression!r}: use five fields, "
                          "e.g. '0 7 * * *' for 07:00 every day (UTC)")
+    # Valid fields can still name a day that never comes (30 February): such a job would
+    # fail every scheduler tick, so it is refused here.
+    now = dt.datetime.now(dt.UTC)
+    try:
+        fire: dt.datetime = croniter(expression, now).get_next(dt.datetime)
+    except ValueError:  # croniter's CroniterBadDateError: no such date in its search
+        fire = now + NEVER
+    if fire - now >= NEVER:
+        raise SkillError(f"cron expression {expression!r} never fires (no such date within "
+                         f"{NEVER.days // 365} years)")
     return expression.strip()
 
 

@@ -87,10 +87,27 @@ async def test_disabled_and_deleted_jobs_do_not_fire(setup: Any) -> None:
 async def test_invalid_cron_refused(setup: Any) -> None:
     store, *_ = setup
     skill = await store.create_skill("S", "prompt")
-    for bad in ("every morning", "61 * * * *", "* * * *", "", 5):
+    for bad in ("every morning", "61 * * * *", "* * * *", "", 5, "0 0 30 2 *", "0 0 31 4 *"):
         with pytest.raises(SkillError, match="cron"):
             await store.create_job(skill.id, bad)
     with pytest.raises(SkillError, match="no skill"):
         await store.create_job("sk_missing", "* * * * *")
     with pytest.raises(SkillError, match="name"):
         await store.create_skill("", "prompt")
+
+
+async def test_a_job_that_can_never_fire_does_not_stop_the_others(setup: Any) -> None:
+    """One stored before creation refused them (or written by hand): it failed every tick and
+    the every-minute job never ran."""
+    store, scheduler, clock, ran = setup
+    skill = await store.create_skill("S", "prompt")
+    minute = await store.create_job(skill.id, "* * * * *", now=clock.now)
+    async with store._db.transaction() as conn:  # noqa: SLF001 - an old row, as stored
+        await conn.execute("INSERT INTO cron_jobs (id, skill_id, cron_expression, enabled, "
+                           "created_at) VALUES ('cj_feb30', ?, '0 0 30 2 *', 1, ?)",
+                           (skill.id, clock.now))
+    clock.now += 120 * 1000
+    assert await scheduler.tick() == [minute.id]
+    clock.now += 120 * 1000
+    assert await scheduler.tick() == [minute.id]
+    assert ran == [skill.id, skill.id]
