@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class NekoniError(Exception):
     """Base of every error nekoni_edge raises on purpose."""
+
+    def reply(self) -> dict[str, Any] | None:
+        """The wire reply this error becomes when a handler raises it (None: not a peer's
+        business, answered as INTERNAL_ERROR)."""
+        return None
 
 
 class ConfigError(NekoniError):
@@ -22,6 +29,9 @@ class StoreError(NekoniError):
 class ModelUnavailable(NekoniError):
     """The model cannot be loaded or used; the message says what to do."""
 
+    def reply(self) -> dict[str, Any]:
+        return {"type": "error", "code": "MODEL_UNAVAILABLE", "message": str(self)}
+
 
 class LocalProtocolError(NekoniError):
     """We were about to do something the protocol forbids (our bug)."""
@@ -38,6 +48,9 @@ class BadMessage(RemoteProtocolError):
         super().__init__(message)
         self.code = code
         self.message = message
+
+    def reply(self) -> dict[str, Any]:
+        return {"type": "error", "code": self.code, "message": self.message}
 
 
 class MessageTooLarge(BadMessage):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from nekoni_edge.errors import BadMessage, MessageTooLarge
 
@@ -31,6 +31,8 @@ SKILL_TYPES = frozenset({
 class Chat:
     """``message`` (or nekoni's type-less ``{content, sessionId}``): a user turn."""
 
+    TYPE: ClassVar[str] = "message"
+
     content: str
     session_id: str
 
@@ -39,6 +41,8 @@ class Chat:
 class Cancel:
     """(edge) stop the session's generation at the next token."""
 
+    TYPE: ClassVar[str] = "cancel"
+
     session_id: str
 
 
@@ -46,10 +50,14 @@ class Cancel:
 class Ping:
     """Liveness probe; answered with ``pong``."""
 
+    TYPE: ClassVar[str] = "ping"
+
 
 @dataclass(frozen=True, slots=True)
 class Sync:
     """Ask for the messages of a session after a timestamp (ms)."""
+
+    TYPE: ClassVar[str] = "sync"
 
     session_id: str
     after_timestamp: int
@@ -60,10 +68,14 @@ class Sync:
 class DeviceList:
     """(edge) list the paired devices."""
 
+    TYPE: ClassVar[str] = "device_list"
+
 
 @dataclass(frozen=True, slots=True)
 class DeviceRemove:
     """(edge) revoke a paired device; its open channels close at once."""
+
+    TYPE: ClassVar[str] = "device_remove"
 
     pub_key: str
 
@@ -71,6 +83,8 @@ class DeviceRemove:
 @dataclass(frozen=True, slots=True)
 class RagUploadStart:
     """Begin an upload; semantic limits are checked by the upload assembler."""
+
+    TYPE: ClassVar[str] = "rag_upload_start"
 
     upload_id: str
     filename: str
@@ -81,6 +95,8 @@ class RagUploadStart:
 class RagUploadChunk:
     """One base64 segment of an upload."""
 
+    TYPE: ClassVar[str] = "rag_upload_chunk"
+
     upload_id: str
     index: int
     content: str
@@ -90,10 +106,14 @@ class RagUploadChunk:
 class RagList:
     """List the stored documents."""
 
+    TYPE: ClassVar[str] = "rag_list"
+
 
 @dataclass(frozen=True, slots=True)
 class RagDelete:
     """Delete a document with its chunks and vectors."""
+
+    TYPE: ClassVar[str] = "rag_delete"
 
     doc_id: str
 
@@ -101,6 +121,8 @@ class RagDelete:
 @dataclass(frozen=True, slots=True)
 class SkillRequest:
     """A ``skill_*`` / ``cron_*`` request; its fields are checked by the skill store."""
+
+    TYPE: ClassVar[str] = "skill_*"
 
     type: str
     fields: dict[str, Any]
@@ -110,12 +132,16 @@ class SkillRequest:
 class TraceSubscription:
     """(edge) start or stop streaming TraceEvents to this peer."""
 
+    TYPE: ClassVar[str] = "trace_subscribe"
+
     subscribe: bool
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalDecision:
     """The owner's answer to an ``approval_request``."""
+
+    TYPE: ClassVar[str] = "approval_decision"
 
     approval_id: str
     approved: bool
@@ -125,6 +151,124 @@ ClientMessage = (
     Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | RagUploadStart | RagUploadChunk
     | RagList | RagDelete | SkillRequest | TraceSubscription | ApprovalDecision
 )
+
+
+# Replies: what the box answers, typed beside the requests; ``wire()`` is the JSON sent.
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    """The answer to ``ping``."""
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "pong"}
+
+
+@dataclass(frozen=True, slots=True)
+class SyncedMessage:
+    """One logged message as ``sync_response`` lists it."""
+
+    role: str
+    content: str
+    timestamp: int
+
+    def wire(self) -> dict[str, Any]:
+        return {"id": f"sync_{self.timestamp}", "role": self.role, "content": self.content,
+                "timestamp": self.timestamp}
+
+
+@dataclass(frozen=True, slots=True)
+class SyncResponse:
+    """A session's messages after the asked timestamp, oldest first."""
+
+    messages: list[SyncedMessage]
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "sync_response", "messages": [x.wire() for x in self.messages]}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    """A paired device as ``device_list_response`` shows it."""
+
+    pub_key: str
+    name: str
+    approved_at: int
+    last_seen: int | None
+    current: bool
+
+    def wire(self) -> dict[str, Any]:
+        return {"mobilePubKey": self.pub_key, "name": self.name, "approvedAt": self.approved_at,
+                "lastSeen": self.last_seen, "current": self.current}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceListResponse:
+    """The paired devices, oldest first."""
+
+    devices: list[DeviceInfo]
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "device_list_response", "devices": [d.wire() for d in self.devices]}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRemoveResponse:
+    """Whether the key was paired (its channels are closed by then)."""
+
+    removed: bool
+    pub_key: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "device_remove_response", "removed": self.removed,
+                "mobilePubKey": self.pub_key}
+
+
+@dataclass(frozen=True, slots=True)
+class RagDocument:
+    """A stored document as ``rag_list_response`` shows it."""
+
+    doc_id: str
+    source: str
+    chunks: int
+
+    def wire(self) -> dict[str, Any]:
+        return {"doc_id": self.doc_id, "source": self.source, "chunks": self.chunks}
+
+
+@dataclass(frozen=True, slots=True)
+class RagListResponse:
+    """The stored documents."""
+
+    documents: list[RagDocument]
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "rag_list_response", "documents": [d.wire() for d in self.documents]}
+
+
+@dataclass(frozen=True, slots=True)
+class RagDeleteResponse:
+    """Whether the document existed (it, its chunks and vectors are gone)."""
+
+    deleted: bool
+    doc_id: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "rag_delete_response", "deleted": self.deleted, "docId": self.doc_id}
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSubscribed:
+    """Acknowledges ``trace_subscribe`` (True) or ``trace_unsubscribe`` (False)."""
+
+    on: bool
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "trace_subscribed" if self.on else "trace_unsubscribed"}
+
+
+Reply = (Pong | SyncResponse | DeviceListResponse | DeviceRemoveResponse | RagListResponse
+         | RagDeleteResponse | TraceSubscribed)
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import io
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from nekoni_edge.errors import NekoniError
 
@@ -19,6 +20,9 @@ class ExtractError(NekoniError):
         super().__init__(f"{filename}: {reason}")
         self.filename = filename
         self.reason = reason
+
+    def reply(self) -> dict[str, Any]:
+        return {"type": "rag_error", "message": str(self)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ import binascii
 import logging
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.rag.knowledge import base_name
@@ -28,6 +29,12 @@ class UploadError(NekoniError):
         super().__init__(message)
         self.upload_id = upload_id
         self.message = message
+
+    def reply(self) -> dict[str, Any]:
+        reply: dict[str, Any] = {"type": "rag_error", "message": self.message}
+        if self.upload_id is not None:
+            reply["uploadId"] = self.upload_id
+        return reply
 
 
 @dataclass

@@ -17,6 +17,9 @@ MAX_PROMPT = 4000
 class SkillError(NekoniError):
     """A skill or cron request was refused; the message says why."""
 
+    def reply(self) -> dict[str, Any]:
+        return {"type": "skill_error", "message": str(self)}
+
 
 @dataclass(frozen=True, slots=True)
 class Skill:

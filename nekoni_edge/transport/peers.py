@@ -13,6 +13,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.app import Box
 from nekoni_edge.protocol.canonical import b64url_encode
 from nekoni_edge.protocol.handshake import AgentHandshake
 from nekoni_edge.protocol.signaling import IceCandidate
@@ -68,6 +69,7 @@ class PeerManager:
         self._clock = clock
         self.peers: dict[str, Peer] = {}
         self._approved: set[str] = set()
+        self.box = Box(db, chat, self.revoke)
 
     def _is_approved(self, pub_key: str) -> bool:
         return pub_key in self._approved
@@ -136,12 +138,10 @@ class PeerManager:
         session = ChannelSession(
             label=label,
             handshake=handshake,
-            chat=self._chat,
-            db=self._db,
+            box=self.box,
             send=channel.send,
             close=channel.close,
             hello_timeout=self._hello_timeout,
-            revoke=self.revoke,
             uploads=UploadAssembler(max_file_bytes=self._max_upload_bytes),
             on_auth_failed=lambda reason: self._count_failure(peer),
         )

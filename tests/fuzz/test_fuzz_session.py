@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.app import Box
 from nekoni_edge.client.phone import new_nonce
 from nekoni_edge.errors import SignalingError
 from nekoni_edge.llm.scripted import ScriptedProvider
@@ -66,6 +67,10 @@ class Wire:
         self.sent.append(json.loads(text))
 
 
+async def no_revoke(pub_key: str) -> int:
+    return 0
+
+
 async def run_session(inputs: list[str | bytes], authenticate: bool) -> list[dict[str, Any]]:
     agent_key, phone_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,7 +79,7 @@ async def run_session(inputs: list[str | bytes], authenticate: bool) -> list[dic
                                context_messages=20, n_ctx=4096, max_tokens=8)
             wire = Wire()
             session = ChannelSession(
-                label="fuzz", chat=chat, db=db, send=wire.send, close=lambda: None,
+                label="fuzz", box=Box(db, chat, no_revoke), send=wire.send, close=lambda: None,
                 handshake=AgentHandshake(agent_key, is_approved=lambda k: True,
                                          nonce=new_nonce(),
                                          offer_pub_key=public_key_b64(phone_key)),

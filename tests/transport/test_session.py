@@ -11,6 +11,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.agent.answer import NO_ANSWER
 from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.app import Box
 from nekoni_edge.client.phone import new_nonce
 from nekoni_edge.llm.scripted import ScriptedProvider
 from nekoni_edge.protocol.canonical import public_key_b64
@@ -33,6 +34,10 @@ class Wire:
         self.closed = True
 
 
+async def no_revoke(pub_key: str) -> int:
+    return 0
+
+
 async def make(tmp_path: Path, replies: list[list[str]], *, hello_timeout: float = 10.0) -> Any:
     agent_key, phone_key = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     db = await Database.open(tmp_path / "db")
@@ -43,7 +48,8 @@ async def make(tmp_path: Path, replies: list[list[str]], *, hello_timeout: float
         label="test",
         handshake=AgentHandshake(agent_key, is_approved=lambda k: k == public_key_b64(phone_key),
                                  nonce=new_nonce(), offer_pub_key=public_key_b64(phone_key)),
-        chat=chat, db=db, send=wire.send, close=wire.close, hello_timeout=hello_timeout,
+        box=Box(db, chat, no_revoke), send=wire.send, close=wire.close,
+        hello_timeout=hello_timeout,
     )
     session.on_open()
     phone = ClientHandshake(phone_key, public_key_b64(agent_key), nonce=new_nonce())
@@ -110,7 +116,7 @@ async def test_an_empty_answer_says_so_in_words(tmp_path: Path) -> None:
 
 async def test_model_unavailable_is_an_error_reply(tmp_path: Path) -> None:
     db, session, wire, phone = await make(tmp_path, [])
-    session._chat = ChatService(db, None, system_prompt="S", context_messages=20, n_ctx=4096,
+    session.box.chat = ChatService(db, None, system_prompt="S", context_messages=20, n_ctx=4096,
                                 max_tokens=32, model_error="model file /m.gguf does not exist")
     try:
         await authenticate(session, wire, phone)

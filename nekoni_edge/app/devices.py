@@ -1,0 +1,28 @@
+"""Paired devices: list them, revoke one (its channels and peer connections close at once)."""
+
+from __future__ import annotations
+
+import logging
+
+from nekoni_edge.app.registry import Context, handles
+from nekoni_edge.protocol import messages as m
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@handles(m.DeviceList)
+async def device_list(ctx: Context, message: m.DeviceList) -> m.DeviceListResponse:
+    return m.DeviceListResponse([
+        m.DeviceInfo(d.pub_key, d.name, d.approved_at, d.last_seen,
+                     d.pub_key == ctx.device_key)
+        for d in await ctx.box.db.list_devices()
+    ])
+
+
+@handles(m.DeviceRemove)
+async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemoveResponse:
+    removed = await ctx.box.db.remove_device(message.pub_key)
+    closed = await ctx.box.revoke(message.pub_key)
+    _LOGGER.info("%s: device %s revoked (%s); %d peer connection(s) closed", ctx.label,
+                 message.pub_key[:12], "was paired" if removed else "was not paired", closed)
+    return m.DeviceRemoveResponse(removed, message.pub_key)

@@ -1,0 +1,97 @@
+"""The knowledge base: uploads in segments, ingest with progress, list, delete."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from nekoni_edge.app.registry import Context, handles, report
+from nekoni_edge.errors import NekoniError
+from nekoni_edge.protocol import messages as m
+from nekoni_edge.rag.knowledge import KnowledgeBase
+
+_LOGGER = logging.getLogger(__name__)
+
+IDLE_UPLOAD = "upload was idle too long and was discarded"
+
+
+class KnowledgeUnavailable(NekoniError):
+    """The box has no knowledge base (disabled, or its embedder failed to load)."""
+
+    def reply(self) -> dict[str, Any]:
+        return {"type": "rag_error", "message": str(self)}
+
+
+def _knowledge(ctx: Context) -> KnowledgeBase:
+    knowledge = ctx.box.chat.knowledge
+    if knowledge is None:
+        raise KnowledgeUnavailable(
+            f"the knowledge base is unavailable: {ctx.box.chat.knowledge_error}")
+    return knowledge
+
+
+def expire_uploads(ctx: Context) -> None:
+    """Tell the sender about its uploads that went idle too long (they are gone)."""
+    for upload_id in ctx.uploads.expire(asyncio.get_running_loop().time()):
+        ctx.send({"type": "rag_error", "message": IDLE_UPLOAD, "uploadId": upload_id})
+
+
+@handles(m.RagUploadStart)
+def upload_start(ctx: Context, message: m.RagUploadStart) -> None:
+    _knowledge(ctx)
+    expire_uploads(ctx)
+    ctx.uploads.start(message.upload_id, message.filename, message.total_chunks,
+                      asyncio.get_running_loop().time())
+    ctx.upload_activity()
+
+
+@handles(m.RagUploadChunk)
+def upload_chunk(ctx: Context, message: m.RagUploadChunk) -> dict[str, Any]:
+    """Segments are taken in order, synchronously; the last one starts the ingest."""
+    _knowledge(ctx)
+    expire_uploads(ctx)
+    filename = ctx.uploads.filename(message.upload_id)
+    received, total, data = ctx.uploads.add(message.upload_id, message.index, message.content,
+                                            asyncio.get_running_loop().time())
+    if data is not None and filename is not None:
+        ctx.spawn(_ingest(ctx, message.upload_id, filename, data))
+    return {"type": "rag_upload_progress", "uploadId": message.upload_id,
+            "received": received, "total": total}
+
+
+async def _ingest(ctx: Context, upload_id: str, filename: str, data: bytes) -> None:
+    def progress(done: int, total: int) -> None:
+        ctx.send({"type": "rag_ingest_progress", "uploadId": upload_id, "chunksDone": done,
+                  "chunksTotal": total})
+
+    try:
+        result = await _knowledge(ctx).ingest(filename, data, progress)
+    except NekoniError as exc:
+        reply = exc.reply()
+        if reply is None:
+            report(ctx, "rag_upload_chunk", exc)
+            return
+        ctx.send({**reply, "uploadId": upload_id})
+        return
+    except Exception:
+        _LOGGER.exception("%s: ingest of %s failed", ctx.label, filename)
+        ctx.send({"type": "rag_error", "uploadId": upload_id,
+                  "message": f"{filename}: could not be stored; see the box's log"})
+        return
+    ctx.send({"type": "rag_upload_response", "docId": result.doc_id, "chunks": result.chunks,
+              "filename": result.source})
+
+
+@handles(m.RagList)
+async def rag_list(ctx: Context, message: m.RagList) -> m.RagListResponse:
+    expire_uploads(ctx)
+    docs = await _knowledge(ctx).store.documents()
+    return m.RagListResponse([m.RagDocument(d.doc_id, d.source, d.chunks) for d in docs])
+
+
+@handles(m.RagDelete)
+async def rag_delete(ctx: Context, message: m.RagDelete) -> m.RagDeleteResponse:
+    expire_uploads(ctx)
+    return m.RagDeleteResponse(await _knowledge(ctx).store.delete(message.doc_id),
+                               message.doc_id)

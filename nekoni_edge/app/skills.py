@@ -1,0 +1,69 @@
+"""Skills (a named prompt) and cron jobs that run them; nekoni's ``skill_*`` / ``cron_*``."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import aclosing
+from typing import Any
+
+from nekoni_edge.app.registry import Context, handles
+from nekoni_edge.errors import NekoniError
+from nekoni_edge.protocol import messages as m
+from nekoni_edge.skills.scheduler import run_skill, skill_session
+from nekoni_edge.skills.store import SkillError, SkillStore
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@handles(m.SkillRequest)
+async def skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any]:
+    """Every failure is ``skill_error``: the only error nekoni's apps show for skills."""
+    try:
+        return await _skill_request(ctx, message)
+    except SkillError as exc:
+        return exc.reply()
+    except NekoniError as exc:  # the model, the store: said in words
+        return {"type": "skill_error", "message": str(exc)}
+    except Exception:
+        _LOGGER.exception("%s: %s failed", ctx.label, message.type)
+        return {"type": "skill_error", "message": f"{message.type} failed on the box; "
+                                                  "see its log"}
+
+
+async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any]:
+    store = SkillStore(ctx.box.db)
+    kind, f = message.type, message.fields
+    if kind == "skill_list":
+        return {"type": "skill_list_response", "skills": [s.wire() for s in await store.skills()]}
+    if kind == "skill_create":
+        skill = await store.create_skill(f.get("name"), f.get("prompt"), f.get("description"))
+        return {"type": "skill_response", "skill": skill.wire()}
+    if kind == "skill_update":
+        return {"type": "skill_response",
+                "skill": (await store.update_skill(f.get("skillId"), f)).wire()}
+    if kind == "skill_delete":
+        return {"type": "skill_delete_response",
+                "deleted": await store.delete_skill(f.get("skillId")), "skillId": f.get("skillId")}
+    if kind == "skill_run":
+        skill = await store.skill(f.get("skillId"))
+        session = skill_session(skill)
+        pieces: list[str] = []
+        async with aclosing(run_skill(ctx.box.chat, skill)) as stream:
+            async for piece in stream:
+                pieces.append(piece)
+                ctx.send({"type": "chunk", "content": piece, "sessionId": session})
+        ctx.send({"type": "message_end", "sessionId": session})
+        return {"type": "skill_run_response", "skillId": skill.id,
+                "result": "".join(pieces).strip()}
+    if kind == "cron_list":
+        return {"type": "cron_list_response", "jobs": [j.wire() for j in await store.jobs()]}
+    if kind == "cron_create":
+        job = await store.create_job(f.get("skillId"), f.get("cronExpression"),
+                                     f.get("enabled", True))
+        return {"type": "cron_response", "job": job.wire()}
+    if kind == "cron_update":
+        return {"type": "cron_response", "job": (await store.update_job(f.get("id"), f)).wire()}
+    if kind == "cron_delete":
+        return {"type": "cron_delete_response", "deleted": await store.delete_job(f.get("id")),
+                "id": f.get("id")}
+    raise AssertionError(f"skill request {kind!r} parsed but not handled")  # SKILL_TYPES

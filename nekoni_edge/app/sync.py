@@ -1,0 +1,18 @@
+"""A phone's view of the box: ``ping`` and ``sync`` (the log of a session)."""
+
+from __future__ import annotations
+
+from nekoni_edge.app.registry import Context, handles
+from nekoni_edge.protocol import messages as m
+
+
+@handles(m.Ping)
+def ping(ctx: Context, message: m.Ping) -> m.Pong:
+    return m.Pong()
+
+
+@handles(m.Sync)
+async def sync(ctx: Context, message: m.Sync) -> m.SyncResponse:
+    rows = await ctx.box.db.messages_after(message.session_id, message.after_timestamp,
+                                           all_roles=message.all_roles)
+    return m.SyncResponse([m.SyncedMessage(r.role, r.content, r.timestamp) for r in rows])
