@@ -33,6 +33,15 @@ def _add_settings_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="where the database and key live")
 
 
+def _settings_args_after(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Accept --config and --data-dir after an action too (``devices remove KEY --data-dir
+    D``); given nowhere there, the command's own value stands."""
+    for leaf in actions.choices.values():
+        leaf.add_argument("--config", type=Path, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        leaf.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
+                          help=argparse.SUPPRESS)
+
+
 def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
     config = args.config
     if config is None and DEFAULT_CONFIG.is_file():
@@ -162,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     dsub.add_parser("list", help="list approved phones")
     remove = dsub.add_parser("remove", help="revoke a phone's key")
     remove.add_argument("pub_key")
+    for actions in (docs_sub, skills_sub, cron_sub, dsub):
+        _settings_args_after(actions)
     return parser
 
 
@@ -312,11 +323,51 @@ async def _client_key_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _at_the_box(settings: Settings, message: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The running daemon's replies to ``message`` (the same handlers as a phone's), or None
+    when no daemon runs on this data dir: the caller then uses the database itself."""
+    from nekoni_edge.pairing.control import send_request  # noqa: PLC0415
+
+    try:
+        return await send_request(settings.control_path, message)
+    except (OSError, ValueError):
+        print(f"(no daemon answers at {settings.control_path}: using the database directly)",
+              file=sys.stderr)
+        return None
+
+
+def _refused(replies: list[dict[str, Any]]) -> str | None:
+    """The words of an error reply among ``replies``, if any."""
+    for reply in replies:
+        if reply.get("type") in ("error", "skill_error", "rag_error"):
+            return str(reply.get("message"))
+    return None
+
+
+def _reply(replies: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    return next(r for r in replies if r.get("type") == kind)
+
+
 async def _devices(args: argparse.Namespace) -> int:
     from nekoni_edge.protocol.canonical import is_valid_public_key  # noqa: PLC0415
     from nekoni_edge.store.database import Database  # noqa: PLC0415
 
     settings = _settings(args)
+    if args.action in ("list", "remove"):
+        message = {"type": "device_list"} if args.action == "list" else \
+            {"type": "device_remove", "mobilePubKey": args.pub_key}
+        replies = await _at_the_box(settings, message)
+        if replies is not None:
+            if (refusal := _refused(replies)) is not None:
+                print(f"error: {refusal}", file=sys.stderr)
+                return 2
+            if args.action == "remove":
+                removed = bool(_reply(replies, "device_remove_response")["removed"])
+                print("removed; its connections are closed" if removed else "not found")
+                return 0 if removed else 1
+            for d in _reply(replies, "device_list_response")["devices"]:
+                _print_device(d["mobilePubKey"], d["name"], d["lastSeen"])
+            return 0
     async with await Database.open(settings.db_path) as db:
         if args.action == "add":
             if not is_valid_public_key(args.pub_key):
@@ -330,10 +381,14 @@ async def _devices(args: argparse.Namespace) -> int:
             return 0 if removed else 1
         else:
             for d in await db.list_devices():
-                seen = time.strftime("%Y-%m-%d %H:%M", time.localtime(d.last_seen / 1000)) \
-                    if d.last_seen else "never"
-                print(f"{d.pub_key}  {d.name or '-'}  last seen {seen}")
+                _print_device(d.pub_key, d.name, d.last_seen)
     return 0
+
+
+def _print_device(pub_key: str, name: str, last_seen: int | None) -> None:
+    seen = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_seen / 1000)) \
+        if last_seen else "never"
+    print(f"{pub_key}  {name or '-'}  last seen {seen}")
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -472,6 +527,20 @@ async def _docs(args: argparse.Namespace) -> int:
     from nekoni_edge.store.database import Database  # noqa: PLC0415
 
     settings = _settings(args)
+    message = {"type": "rag_delete", "docId": args.doc_id} if args.action == "delete" else \
+        {"type": "rag_list"}
+    replies = await _at_the_box(settings, message)
+    if replies is not None:
+        if (refusal := _refused(replies)) is not None:
+            print(f"error: {refusal}", file=sys.stderr)
+            return 2
+        if args.action == "delete":
+            deleted = bool(_reply(replies, "rag_delete_response")["deleted"])
+            print("deleted" if deleted else "not found")
+            return 0 if deleted else 1
+        for d in _reply(replies, "rag_list_response")["documents"]:
+            print(f"{d['doc_id']}  {d['chunks']:>5} chunks  {d['source']}")
+        return 0
     async with await Database.open(settings.db_path) as db:
         store = KnowledgeStore(db)
         if args.action == "delete":
@@ -501,6 +570,17 @@ async def _skills(args: argparse.Namespace) -> int:
     from nekoni_edge.store.database import Database  # noqa: PLC0415
 
     settings = _settings(args)
+    messages: dict[str, dict[str, Any]] = {
+        "list": {"type": "skill_list"},
+        "create": {"type": "skill_create", "name": args.name if args.action == "create" else "",
+                   "prompt": getattr(args, "prompt", ""),
+                   "description": getattr(args, "description", "")},
+        "delete": {"type": "skill_delete", "skillId": getattr(args, "skill_id", "")},
+        "run": {"type": "skill_run", "skillId": getattr(args, "skill_id", "")},
+    }
+    replies = await _at_the_box(settings, messages[args.action])
+    if replies is not None:
+        return _print_skill_replies(args.action, replies)
     if args.action == "run":
         return await _run_skill_cli(settings, args.skill_id)
     async with await Database.open(settings.db_path) as db:
@@ -519,6 +599,24 @@ async def _skills(args: argparse.Namespace) -> int:
         except SkillError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+    return 0
+
+
+def _print_skill_replies(action: str, replies: list[dict[str, Any]]) -> int:
+    if (refusal := _refused(replies)) is not None:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    if action == "create":
+        print(_reply(replies, "skill_response")["skill"]["skillId"])
+    elif action == "delete":
+        deleted = bool(_reply(replies, "skill_delete_response")["deleted"])
+        print("deleted" if deleted else "not found")
+        return 0 if deleted else 1
+    elif action == "run":
+        print(_reply(replies, "skill_run_response")["result"])
+    else:
+        for skill in _reply(replies, "skill_list_response")["skills"]:
+            print(f"{skill['skillId']}  {skill['name']}  {skill['prompt'][:60]!r}")
     return 0
 
 
@@ -553,7 +651,31 @@ async def _cron(args: argparse.Namespace) -> int:
     from nekoni_edge.skills.store import SkillError, SkillStore  # noqa: PLC0415
     from nekoni_edge.store.database import Database  # noqa: PLC0415
 
-    async with await Database.open(_settings(args).db_path) as db:
+    settings = _settings(args)
+    messages: dict[str, dict[str, Any]] = {
+        "list": {"type": "cron_list"},
+        "create": {"type": "cron_create", "skillId": getattr(args, "skill_id", ""),
+                   "cronExpression": getattr(args, "expression", ""),
+                   "enabled": not getattr(args, "disabled", False)},
+        "delete": {"type": "cron_delete", "id": getattr(args, "job_id", "")},
+    }
+    replies = await _at_the_box(settings, messages[args.action])
+    if replies is not None:
+        if (refusal := _refused(replies)) is not None:
+            print(f"error: {refusal}", file=sys.stderr)
+            return 2
+        if args.action == "create":
+            print(_reply(replies, "cron_response")["job"]["id"])
+        elif args.action == "delete":
+            deleted = bool(_reply(replies, "cron_delete_response")["deleted"])
+            print("deleted" if deleted else "not found")
+            return 0 if deleted else 1
+        else:
+            for job in _reply(replies, "cron_list_response")["jobs"]:
+                _print_job(job["id"], job["skillId"], job["cronExpression"], job["enabled"],
+                           job["lastRun"])
+        return 0
+    async with await Database.open(settings.db_path) as db:
         store = SkillStore(db)
         try:
             if args.action == "create":
@@ -565,14 +687,18 @@ async def _cron(args: argparse.Namespace) -> int:
                 return 0 if deleted else 1
             else:
                 for j in await store.jobs():
-                    last = time.strftime("%Y-%m-%d %H:%M", time.gmtime(j.last_run / 1000)) \
-                        if j.last_run else "never"
-                    print(f"{j.id}  {j.skill_id}  {j.cron_expression!r:<16} "
-                          f"{'on ' if j.enabled else 'off'}  last run {last} UTC")
+                    _print_job(j.id, j.skill_id, j.cron_expression, j.enabled, j.last_run)
         except SkillError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     return 0
+
+
+def _print_job(job_id: str, skill_id: str, expression: str, enabled: bool,
+               last_run: int | None) -> None:
+    last = time.strftime("%Y-%m-%d %H:%M", time.gmtime(last_run / 1000)) if last_run else "never"
+    print(f"{job_id}  {skill_id}  {expression!r:<16} {'on ' if enabled else 'off'}  "
+          f"last run {last} UTC")
 
 
 async def _traces(args: argparse.Namespace) -> int:
@@ -642,10 +768,8 @@ async def main(argv: Sequence[str] | None = None) -> int:
     from nekoni_edge.log import setup_logging  # noqa: PLC0415
 
     args = build_parser().parse_args(_keys_last(sys.argv[1:] if argv is None else argv))
-    quiet = args.command in ("demo", "chat", "pair", "discover", "press", "client-key",
-                             "ingest", "docs", "ask", "config", "doctor", "identity",
-                             "skills", "cron", "traces")
-    setup_logging(args.log_level or ("WARNING" if quiet else "INFO"))
+    # Only the daemon logs its INFO lines; every other command prints its own words.
+    setup_logging(args.log_level or ("INFO" if args.command == "serve" else "WARNING"))
     handlers = {"serve": _serve, "demo": _demo, "chat": _chat, "devices": _devices,
                 "client-key": _client_key_cmd, "pair": _pair, "discover": _discover,
                 "press": _press, "ingest": _ingest, "docs": _docs, "ask": _ask,

@@ -17,6 +17,7 @@ from nekoni_edge import __version__, tls, webpage
 from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.agent.tools import ToolRegistry
+from nekoni_edge.app import local
 from nekoni_edge.config import Settings
 from nekoni_edge.discovery import Advertiser
 from nekoni_edge.errors import ModelUnavailable
@@ -130,9 +131,14 @@ class Daemon:
             await self._listen()
             self.pairing.start()
             self._start_button()
+            box = self.peers.box
+
+            async def requests(obj: dict[str, Any]) -> list[dict[str, Any]]:
+                return await local.request(box, obj)
+
             self._control = ControlServer(s.control_path, {
                 "press": self.pairing.press, "long_press": self.pairing.long_press,
-            })
+            }, requests)
             await self._control.start()
             if s.mdns:
                 self.advertiser = Advertiser(

@@ -1,23 +1,31 @@
-"""The local control socket: ``nekoni-edge press`` on a box without a real button.
+"""The local control socket: ``nekoni-edge press`` on a box without a real button, and the
+CLI's requests to the running daemon (one JSON message per line, answered by the same
+handlers as a phone's, all replies as one JSON array line).
 
 A Unix socket in the data directory, mode 0600, and the peer's uid is checked (root or the
-daemon's own user), so only the box's owner can simulate presses.
+daemon's own user), so only the box's owner can use it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import socket
 import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
+
+from nekoni_edge.errors import BadMessage
+from nekoni_edge.protocol.messages import decode
 
 _LOGGER = logging.getLogger(__name__)
 
 SOCKET_NAME = "control.sock"
 COMMANDS = ("press", "long_press")
+Requests = Callable[[dict[str, Any]], Awaitable[list[dict[str, Any]]]]
 
 
 def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
@@ -32,9 +40,11 @@ def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
 class ControlServer:
     """Accepts ``press`` / ``long_press`` lines from the box's owner."""
 
-    def __init__(self, path: Path, handlers: dict[str, Callable[[], Awaitable[None]]]) -> None:
+    def __init__(self, path: Path, handlers: dict[str, Callable[[], Awaitable[None]]],
+                 requests: Requests | None = None) -> None:
         self.path = path
         self._handlers = handlers
+        self._requests = requests
         self._server: asyncio.AbstractServer | None = None
 
     async def start(self) -> None:
@@ -50,15 +60,22 @@ class ControlServer:
             if uid not in (0, os.getuid()):
                 writer.write(b"error: not allowed\n")
                 return
-            line = (await asyncio.wait_for(reader.readline(), 5)).decode("ascii", "replace")
-            command = line.strip()
+            raw = await asyncio.wait_for(reader.readline(), 5)
+            if raw.startswith(b"{") and self._requests is not None:
+                try:
+                    replies = await self._requests(decode(raw))
+                except BadMessage as exc:
+                    replies = [exc.reply()]
+                writer.write(json.dumps(replies).encode() + b"\n")
+                return
+            command = raw.decode("ascii", "replace").strip()
             handler = self._handlers.get(command)
             if handler is None:
                 writer.write(f"error: commands are {', '.join(COMMANDS)}\n".encode())
                 return
             await handler()
             writer.write(b"ok\n")
-        except (TimeoutError, ConnectionError):
+        except (TimeoutError, ConnectionError, ValueError):
             pass
         finally:
             writer.close()
@@ -79,6 +96,19 @@ async def send_command(path: Path, command: str) -> str:
         writer.write(command.encode("ascii") + b"\n")
         await writer.drain()
         return (await asyncio.wait_for(reader.readline(), 30)).decode().strip()
+    finally:
+        writer.close()
+        await writer.wait_closed()
+
+
+async def send_request(path: Path, message: dict[str, Any]) -> list[dict[str, Any]]:
+    """Send one request to the running daemon; return every reply it produced."""
+    reader, writer = await asyncio.open_unix_connection(str(path), limit=2**24)
+    try:
+        writer.write(json.dumps(message).encode() + b"\n")
+        await writer.drain()
+        replies: list[dict[str, Any]] = json.loads(await reader.readline())
+        return replies
     finally:
         writer.close()
         await writer.wait_closed()

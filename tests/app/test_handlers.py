@@ -1,0 +1,135 @@
+"""Each area's handlers through the box's own door, and what a handler that raises sends:
+a reply naming the request, never silence."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.app import HANDLERS, Box, local
+from nekoni_edge.llm.scripted import ScriptedProvider
+from nekoni_edge.protocol import messages as m
+from nekoni_edge.rag.knowledge import KnowledgeBase
+from nekoni_edge.rag.store import KnowledgeStore
+from nekoni_edge.store.database import Database
+from tests.agent.fakes import WordEmbedder
+
+
+@pytest.fixture
+async def box(tmp_path: Path) -> AsyncIterator[Box]:
+    revoked: list[str] = []
+
+    async def revoke(pub_key: str) -> int:
+        revoked.append(pub_key)
+        return 1
+
+    async with await Database.open(tmp_path / "db") as db:
+        embedder: Any = WordEmbedder()
+        embedder.tokenizer = None
+        knowledge = KnowledgeBase(embedder, KnowledgeStore(db))
+        chat = ChatService(db, ScriptedProvider([["Hello", " there."]]), system_prompt="S",
+                           context_messages=20, n_ctx=4096, max_tokens=16, knowledge=knowledge)
+        box = Box(db, chat, revoke)
+        box.revoked = revoked  # type: ignore[attr-defined]
+        yield box
+
+
+async def test_the_box_door_runs_the_same_handlers(box: Box) -> None:
+    assert await local.request(box, {"type": "ping"}) == [{"type": "pong"}]
+    await box.db.approve_device("k" * 43, "phone")
+    [listing] = await local.request(box, {"type": "device_list"})
+    assert listing["devices"][0]["name"] == "phone"
+    assert listing["devices"][0]["current"] is False  # the box is not a device
+    [removed] = await local.request(box, {"type": "device_remove", "mobilePubKey": "k" * 43})
+    assert removed == {"type": "device_remove_response", "removed": True,
+                       "mobilePubKey": "k" * 43}
+    assert box.revoked == ["k" * 43]  # type: ignore[attr-defined]
+    replies = await local.request(box, {"type": "message", "content": "hi", "sessionId": "c"})
+    assert [r["type"] for r in replies] == ["chunk", "chunk", "message_end"]
+    [synced] = await local.request(box, {"type": "sync", "sessionId": "c", "all": True})
+    assert [x["role"] for x in synced["messages"]] == ["user", "assistant"]
+    [refused] = await local.request(box, {"type": "trace_subscribe"})
+    assert refused["code"] == "NOT_AVAILABLE"
+    assert (await local.request(box, {"type": "nope"}))[0]["code"] == "UNKNOWN_TYPE"
+
+
+def boom(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("boom")
+
+
+# (area, request, what to break) -> every area answers a failure in words
+CASES: list[tuple[str, dict[str, Any], str]] = [
+    ("chat", {"type": "message", "content": "hi"}, "chat.reply"),
+    ("sync", {"type": "sync", "sessionId": "s"}, "db.messages_after"),
+    ("devices", {"type": "device_list"}, "db.list_devices"),
+    ("devices", {"type": "device_remove", "mobilePubKey": "k"}, "db.remove_device"),
+    ("knowledge", {"type": "rag_list"}, "knowledge.store.documents"),
+    ("knowledge", {"type": "rag_delete", "docId": "d"}, "knowledge.store.delete"),
+    ("knowledge", {"type": "rag_upload_start", "uploadId": "u", "filename": "a.txt",
+                   "totalChunks": 1}, "uploads.start"),
+    ("traces", {"type": "trace_subscribe"}, "door.set_tracing"),
+    ("approvals", {"type": "approval_decision", "approvalId": "a", "approved": True},
+     "door.approvals.pop"),
+    ("sync", {"type": "ping"}, "m.Pong"),
+    ("chat", {"type": "cancel", "sessionId": "s"}, "door.generations.get"),
+    ("knowledge", {"type": "rag_upload_chunk", "uploadId": "u", "index": 0, "content": "aGk="},
+     "uploads.filename"),
+]
+
+
+@pytest.mark.parametrize(("area", "request_", "broken"), CASES,
+                         ids=[f"{c[0]}-{c[1]['type']}" for c in CASES])
+async def test_a_handler_that_raises_is_answered(box: Box, monkeypatch: pytest.MonkeyPatch,
+                                                 caplog: pytest.LogCaptureFixture, area: str,
+                                                 request_: dict[str, Any], broken: str) -> None:
+    door = local.LocalDoor(box)
+    owner_name, _, attribute = broken.rpartition(".")
+    owners: dict[str, Any] = {
+        "chat": box.chat, "db": box.db, "knowledge.store": box.chat.knowledge.store
+        if box.chat.knowledge else None, "door": door, "uploads": door.uploads,
+        "m": m,
+    }
+    if owner_name == "door.approvals":
+        door.approvals = _Exploding()
+    elif owner_name == "door.generations":
+        door.generations = _Exploding()
+    else:
+        monkeypatch.setattr(owners[owner_name], attribute, boom)
+    from nekoni_edge.app import dispatch
+
+    dispatch(door, m.parse(request_))
+    await door.settle()
+    assert door.replies, f"{area}: {request_['type']} was answered with silence"
+    [reply] = [r for r in door.replies if r.get("code") == "INTERNAL_ERROR"]
+    assert reply["message"] == f"{request_['type']} failed on the box; see its log"
+    assert any("boom" in (r.exc_text or "") or (r.exc_info and "boom" in str(r.exc_info[1]))
+               for r in caplog.records), "logged once with its traceback"
+
+
+async def test_skills_answer_failures_as_skill_error(box: Box,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from nekoni_edge.skills.store import SkillStore
+
+    monkeypatch.setattr(SkillStore, "skills", boom)
+    [reply] = await local.request(box, {"type": "skill_list"})
+    # the only error nekoni's apps show for skills
+    assert reply == {"type": "skill_error", "message": "skill_list failed on the box; see its log"}
+
+
+class _Exploding(dict[str, Any]):
+    def pop(self, *args: Any) -> Any:
+        raise RuntimeError("boom")
+
+    def get(self, *args: Any) -> Any:
+        raise RuntimeError("boom")
+
+
+def test_every_area_is_covered_above() -> None:
+    covered = {type(m.parse(c[1])) for c in CASES}
+    skills = {m.SkillRequest}  # answered as skill_error, tested on its own
+    missing = set(HANDLERS) - covered - skills
+    assert missing == set()

@@ -1,0 +1,127 @@
+"""A phone revoked while it chats is cut off at once, however it is revoked: on the box's
+command line (through the daemon), by another phone, or by a long press."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from nekoni_edge import cli
+from nekoni_edge.client.phone import PhoneClient
+from nekoni_edge.daemon import Daemon
+from nekoni_edge.pairing.control import send_command
+from nekoni_edge.protocol.canonical import public_key_b64
+from tests.e2e.helpers import approved
+
+pytestmark = pytest.mark.slow
+
+# "At once" is well under a second here; the deadline holds on a loaded machine.
+CLOSE_DEADLINE_S = 5.0
+
+
+@pytest.fixture
+def _keep_logging() -> Iterator[None]:
+    """``cli.main`` sets up logging as the command does; give the test run its own back."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+def url(box: Daemon) -> str:
+    return f"http://127.0.0.1:{box.port}"
+
+
+async def cut_off_while_chatting(box: Daemon, key: Ed25519PrivateKey,
+                                 revoke: Callable[[], Awaitable[Any]]) -> float:
+    """Revoke ``key`` while its phone streams an answer; check what the phone can still do."""
+    phone = PhoneClient(key, url(box))
+    await phone.connect()
+    try:
+        phone.send({"type": "message", "sessionId": "s",
+                    "content": "Tell me a long story about a cat who lives in a lighthouse."})
+        assert (await phone.recv())["type"] == "chunk"  # it is chatting
+        started = time.monotonic()
+        await revoke()
+        await asyncio.wait_for(phone.closed.wait(), CLOSE_DEADLINE_S)
+        elapsed = time.monotonic() - started
+        print(f"channel closed {elapsed * 1000:.0f} ms after the revocation")
+        # a new DataChannel on the same peer connection gets nowhere: the box closed it
+        assert box.peers is not None
+        assert all(p.pub_key != public_key_b64(key) for p in box.peers.peers.values())
+        from aiortc.exceptions import InvalidStateError
+
+        opened = asyncio.Event()
+        try:
+            channel: Any = phone._pc.createDataChannel("nekoni")  # noqa: SLF001
+        except InvalidStateError:  # the phone already knows its connection is closed
+            channel = None
+        if channel is not None:
+            channel.on("open", opened.set)
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(opened.wait(), 2)
+    finally:
+        await phone.close()
+    again = PhoneClient(key, url(box))
+    try:
+        with pytest.raises(Exception, match="NOT_APPROVED"):
+            await again.connect()
+    finally:
+        await again.close()
+    return elapsed
+
+
+@pytest.mark.usefixtures("_keep_logging")
+async def test_devices_remove_on_the_box(daemon: Daemon, settings: Any, capsys: Any) -> None:
+    key = await approved(daemon, "lost phone")
+    pub = public_key_b64(key)
+
+    async def remove() -> None:
+        # `cli.main` reads the arguments as the installed command would
+        code = await cli.main(["devices", "remove", pub, "--data-dir", str(settings.data_dir)])
+        assert code == 0
+
+    await cut_off_while_chatting(daemon, key, remove)
+    out = capsys.readouterr()
+    assert "removed; its connections are closed" in out.out
+    assert "using the database directly" not in out.err
+    assert daemon.db is not None
+    assert await daemon.db.list_devices() == []
+
+
+async def test_device_remove_from_another_phone(daemon: Daemon) -> None:
+    owner, lost = await approved(daemon, "owner"), await approved(daemon, "lost")
+    async with PhoneClient(owner, url(daemon)) as admin:
+        async def remove() -> None:
+            reply = await admin.request({"type": "device_remove",
+                                         "mobilePubKey": public_key_b64(lost)},
+                                        "device_remove_response")
+            assert reply["removed"] is True
+
+        await cut_off_while_chatting(daemon, lost, remove)
+        assert (await admin.request({"type": "ping"}, "pong")) == {"type": "pong"}
+
+
+async def test_long_press(daemon: Daemon, settings: Any) -> None:
+    key = await approved(daemon, "phone")
+
+    async def long_press() -> None:
+        assert await send_command(settings.control_path, "long_press") == "ok"
+
+    await cut_off_while_chatting(daemon, key, long_press)
+
+
+@pytest.mark.usefixtures("_keep_logging")
+async def test_without_a_daemon_the_cli_says_it_uses_the_database(settings: Any,
+                                                                   capsys: Any) -> None:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    code = await cli.main(["devices", "list", "--data-dir", str(settings.data_dir)])
+    assert code == 0
+    assert "using the database directly" in capsys.readouterr().err
