@@ -50,10 +50,14 @@ class StoredMessage:
 
 
 class Database:
-    """The box's database. Writes run under ``BEGIN IMMEDIATE``, one at a time."""
+    """The box's database. Writes run under ``BEGIN IMMEDIATE``, one at a time, on the writer
+    connection; reads run on their own connection, which (WAL) sees only committed data — a
+    transaction still open on the writer is invisible to every reader."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path, schema_version: int) -> None:
+    def __init__(self, conn: aiosqlite.Connection, path: Path, schema_version: int,
+                 reader: aiosqlite.Connection | None = None) -> None:
         self._conn = conn
+        self._reader = reader or conn
         self.path = path
         self.schema_version = schema_version
         self._write_lock = asyncio.Lock()
@@ -83,18 +87,27 @@ class Database:
             raise StoreError(f"cannot open database {path}: {exc}") from exc
         conn = aiosqlite.Connection(lambda: connect(path), ITER_CHUNK_SIZE)
         await conn
+        reader = aiosqlite.Connection(lambda: connect(path), ITER_CHUNK_SIZE)
         try:
-            db = cls(conn, path, version)
+            await reader
+        except BaseException:
+            await conn.close()
+            raise
+        try:
+            db = cls(conn, path, version, reader)
             row = await db._fetchone("SELECT COALESCE(MAX(timestamp), 0) FROM messages")
             db._last_ts = int(row[0]) if row else 0
         except BaseException:
+            await reader.close()
             await conn.close()
             raise
         _LOGGER.info("database %s open (schema v%d)", path, version)
         return db
 
     async def close(self) -> None:
-        """Close the connection (its thread would otherwise keep the process alive)."""
+        """Close the connections (their threads would otherwise keep the process alive)."""
+        if self._reader is not self._conn:
+            await self._reader.close()
         await self._conn.close()
 
     async def __aenter__(self) -> Database:
@@ -109,11 +122,11 @@ class Database:
         await self.close()
 
     async def _fetchall(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        async with self._conn.execute(sql, tuple(params)) as cur:
+        async with self._reader.execute(sql, tuple(params)) as cur:
             return list(await cur.fetchall())
 
     async def _fetchone(self, sql: str, params: Iterable[Any] = ()) -> Any:
-        async with self._conn.execute(sql, tuple(params)) as cur:
+        async with self._reader.execute(sql, tuple(params)) as cur:
             return await cur.fetchone()
 
     @asynccontextmanager

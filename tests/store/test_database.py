@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -130,3 +131,31 @@ def test_acknowledged_write_survives_kill_9(tmp_path: Path) -> None:
     finally:
         conn.close()
     assert [r[0] for r in rows] == [f"m{i}" for i in range(acked + 1)]
+
+
+async def test_no_dirty_reads(tmp_path: Path) -> None:
+    """A document listed while the transaction that adds it is still open, then rolled back,
+    never existed. Before reads had their own connection, the listing showed it."""
+    from nekoni_edge.rag.store import KnowledgeStore
+
+    async with await Database.open(tmp_path / "db") as db:
+        store = KnowledgeStore(db)
+        inserted, listed = asyncio.Event(), asyncio.Event()
+
+        async def add_then_fail() -> None:
+            with pytest.raises(RuntimeError):
+                async with db.transaction() as conn:
+                    await conn.execute(
+                        "INSERT INTO documents (doc_id, source, chunks, pages, bytes, "
+                        "created_at) VALUES ('d1', 'ghost.txt', 0, NULL, 0, 0)")
+                    inserted.set()
+                    await listed.wait()  # another coroutine reads meanwhile
+                    raise RuntimeError("ingest failed")
+
+        writer = asyncio.create_task(add_then_fail())
+        await inserted.wait()
+        seen = await store.documents()
+        listed.set()
+        await writer
+        assert seen == []
+        assert await store.documents() == []
