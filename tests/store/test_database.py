@@ -143,19 +143,19 @@ async def test_no_dirty_reads(tmp_path: Path) -> None:
         inserted, listed = asyncio.Event(), asyncio.Event()
 
         async def add_then_fail() -> None:
-            with pytest.raises(RuntimeError):
-                async with db.transaction() as conn:
-                    await conn.execute(
-                        "INSERT INTO documents (doc_id, source, chunks, pages, bytes, "
-                        "created_at) VALUES ('d1', 'ghost.txt', 0, NULL, 0, 0)")
-                    inserted.set()
-                    await listed.wait()  # another coroutine reads meanwhile
-                    raise RuntimeError("ingest failed")
+            async with db.transaction() as conn:
+                await conn.execute(
+                    "INSERT INTO documents (doc_id, source, chunks, pages, bytes, "
+                    "created_at) VALUES ('d1', 'ghost.txt', 0, NULL, 0, 0)")
+                inserted.set()
+                await listed.wait()  # another coroutine reads meanwhile
+                raise RuntimeError("ingest failed")
 
         writer = asyncio.create_task(add_then_fail())
         await inserted.wait()
         seen = await store.documents()
         listed.set()
-        await writer
+        with pytest.raises(RuntimeError, match="ingest failed"):
+            await writer
         assert seen == []
         assert await store.documents() == []
