@@ -26,3 +26,12 @@ async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemove
     _LOGGER.info("%s: device %s revoked (%s); %d peer connection(s) closed", ctx.label,
                  message.pub_key[:12], "was paired" if removed else "was not paired", closed)
     return m.DeviceRemoveResponse(removed, message.pub_key)
+
+
+@handles(m.DeviceRename)
+async def device_rename(ctx: Context, message: m.DeviceRename) -> m.DeviceRenameResponse:
+    async with ctx.box.db.transaction() as conn:
+        cur = await conn.execute("UPDATE devices SET name = ? WHERE pub_key = ?",
+                                 (message.name, message.pub_key))
+        renamed = cur.rowcount == 1
+    return m.DeviceRenameResponse(renamed, message.pub_key, message.name)

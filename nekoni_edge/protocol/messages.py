@@ -81,6 +81,16 @@ class DeviceRemove:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceRename:
+    """(edge) give a paired device a name the owner recognises."""
+
+    TYPE: ClassVar[str] = "device_rename"
+
+    pub_key: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class RagUploadStart:
     """Begin an upload; semantic limits are checked by the upload assembler."""
 
@@ -148,7 +158,8 @@ class ApprovalDecision:
 
 
 ClientMessage = (
-    Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | RagUploadStart | RagUploadChunk
+    Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | DeviceRename | RagUploadStart
+    | RagUploadChunk
     | RagList | RagDelete | SkillRequest | TraceSubscription | ApprovalDecision
 )
 
@@ -225,6 +236,19 @@ class DeviceRemoveResponse:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceRenameResponse:
+    """Whether the key is paired (and so was renamed)."""
+
+    renamed: bool
+    pub_key: str
+    name: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "device_rename_response", "renamed": self.renamed,
+                "mobilePubKey": self.pub_key, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
 class RagDocument:
     """A stored document as ``rag_list_response`` shows it."""
 
@@ -267,8 +291,8 @@ class TraceSubscribed:
         return {"type": "trace_subscribed" if self.on else "trace_unsubscribed"}
 
 
-Reply = (Pong | SyncResponse | DeviceListResponse | DeviceRemoveResponse | RagListResponse
-         | RagDeleteResponse | TraceSubscribed)
+Reply = (Pong | SyncResponse | DeviceListResponse | DeviceRemoveResponse | DeviceRenameResponse
+         | RagListResponse | RagDeleteResponse | TraceSubscribed)
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:
@@ -382,6 +406,11 @@ def parse(obj: dict[str, Any]) -> ClientMessage:
         return DeviceList()
     if msg_type == "device_remove":
         return DeviceRemove(pub_key=_string(obj, "mobilePubKey", 64))
+    if msg_type == "device_rename":
+        name = _string(obj, "name", 64).strip()
+        if not name:
+            raise BadMessage("BAD_FIELD", "name must not be empty")
+        return DeviceRename(_string(obj, "mobilePubKey", 64), name)
     if msg_type == "rag_upload_start":
         return RagUploadStart(_string(obj, "uploadId", 128), _string(obj, "filename", 1024),
                               _integer(obj, "totalChunks"))
