@@ -50,7 +50,7 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
 
 
 def _add_box_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", help="the box's address, or its URL such as "
+    parser.add_argument("--host", help="the box's address, host:port, or its URL such as "
                         "https://192.168.1.20:8470 (default: find it by mDNS)")
     parser.add_argument("--port", type=int, default=8470,
                         help="with a bare --host, for plain HTTP (default 8470)")
@@ -222,11 +222,22 @@ class KnownBoxes:
         self.path.write_text(json.dumps(self.keys, indent=2), encoding="utf-8")
 
 
+def box_url(host: str, port: int) -> str:
+    """``--host`` as a base URL: a URL as given, ``host:port``, ``[v6]:port`` or a bare host
+    (with ``--port``)."""
+    if "://" in host:
+        return host.rstrip("/")
+    name, sep, tail = host.rpartition(":")
+    if sep and tail.isdigit() and (name.endswith("]") or ":" not in name):
+        return f"http://{name}:{tail}"
+    return f"http://[{host}]:{port}" if ":" in host and not host.startswith("[") \
+        else f"http://{host}:{port}"
+
+
 async def _find_box(args: argparse.Namespace) -> tuple[str, str, str | None]:
     """(base URL, box name, TLS fingerprint) from --host, or by browsing mDNS."""
     if args.host:
-        url = args.host if "://" in args.host else f"http://{args.host}:{args.port}"
-        return url.rstrip("/"), args.name or url.split("://", 1)[1], args.tls_fingerprint
+        return box_url(args.host, args.port), args.name or args.host, args.tls_fingerprint
     from nekoni_edge.discovery import browse  # noqa: PLC0415
 
     boxes = await browse()

@@ -176,8 +176,12 @@ def _convert(name: str, kind: Any, value: Any) -> Any:
     return value
 
 
+SERVICE_DATA_DIR = Path("/var/lib/nekoni-edge")  # the unit's StateDirectory=
+
+
 def load_settings(
-    path: Path | None = None, env: Mapping[str, str] | None = None, **overrides: Any
+    path: Path | None = None, env: Mapping[str, str] | None = None, *,
+    service_dir: Path = SERVICE_DATA_DIR, **overrides: Any
 ) -> Settings:
     """Build the settings from defaults, an optional TOML file, the environment, overrides."""
     fields = {f.name: f.type for f in dataclasses.fields(Settings)}
@@ -205,6 +209,9 @@ def load_settings(
     if "data_dir" not in values and environ.get("STATE_DIRECTORY"):
         # Run as a service: systemd made StateDirectory= and told us where.
         values["data_dir"] = Path(environ["STATE_DIRECTORY"].split(":")[0])
+    elif "data_dir" not in values and service_dir.is_dir():
+        # A command typed on the box: the installed service's data, not ./var.
+        values["data_dir"] = service_dir
     return Settings(**values).validate()
 
 

@@ -184,3 +184,22 @@ def test_skills_cron_traces(tmp_path: Path) -> None:
     assert "skill_event" in traces
     assert "llm_call" in traces
     assert run("cron", *data, "delete", job.stdout.strip()).stdout.strip() == "deleted"
+
+
+@pytest.mark.parametrize(("host", "url"), [
+    ("192.168.1.5", "http://192.168.1.5:8470"), ("192.168.1.5:9000", "http://192.168.1.5:9000"),
+    ("box.local:8471", "http://box.local:8471"), ("https://box:8470/", "https://box:8470"),
+    ("fe80::1", "http://[fe80::1]:8470"), ("[fe80::1]:9000", "http://[fe80::1]:9000"),
+])
+def test_host_takes_host_port(host: str, url: str) -> None:
+    from nekoni_edge.cli import box_url
+
+    assert box_url(host, 8470) == url
+
+
+def test_settings_options_before_or_after_the_action() -> None:
+    parser = build_parser()
+    for argv in (["devices", "--data-dir", "/d", "list"], ["devices", "list", "--data-dir", "/d"],
+                 ["cron", "delete", "cj_1", "--data-dir", "/d"]):
+        assert str(parser.parse_args(argv).data_dir) == "/d", argv
+    assert parser.parse_args(["docs", "list"]).data_dir is None

@@ -37,3 +37,18 @@ def test_unknown_and_bad_values(tmp_path: Path) -> None:
     toml.write_text("port = true\n")
     with pytest.raises(ConfigError, match="port"):
         load_settings(toml, env={})
+
+
+def test_where_the_data_dir_comes_from(tmp_path: Path) -> None:
+    service = tmp_path / "var-lib-nekoni-edge"
+    # a command typed on the box finds the installed service's data...
+    assert load_settings(env={}, service_dir=service).data_dir == Path("var")
+    service.mkdir()
+    assert load_settings(env={}, service_dir=service).data_dir == service
+    # ...unless systemd, the environment, the file or the command line says otherwise
+    state = tmp_path / "state"
+    assert load_settings(env={"STATE_DIRECTORY": str(state)}, service_dir=service).data_dir \
+        == state
+    assert load_settings(env={"NEKONI_DATA_DIR": "/d"}, service_dir=service).data_dir == \
+        Path("/d")
+    assert load_settings(env={}, service_dir=service, data_dir=Path("/x")).data_dir == Path("/x")
