@@ -1,4 +1,6 @@
-"""Settings: defaults < TOML file < ``NEKONI_*`` environment; unknown keys are refused."""
+"""Settings: defaults < TOML file < ``NEKONI_*`` environment; unknown keys are refused.
+
+The one place for every default: modules that need one take it from ``Settings``."""
 
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ class Settings:
     # Addresses ICE may offer; empty means every interface of the box.
     ice_addresses: tuple[str, ...] = ()
     # A phone that acknowledges nothing of an answer for this long is gone: cancel, free it.
-    vanish_after_s: float = 0.6
+    vanish_after_s: float = 0.6  # well above delayed-ack (200 ms) plus a LAN round trip
     log_level: str = "INFO"
     # Agent
     tools: bool = True  # get_time and device_status, chosen by the embedding router

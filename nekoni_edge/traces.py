@@ -9,11 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from nekoni_edge.config import Settings
 from nekoni_edge.store.database import Database, now_ms
 
 _LOGGER = logging.getLogger(__name__)
 
-RING_SIZE = 10_000
+RING_SIZE = Settings.trace_ring_size
 TYPES = ("rag_query", "route", "llm_call", "tool_call", "error", "message", "skill_event")
 
 

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from nekoni_edge.config import Settings
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.provider import ChatTurn, Usage
 from nekoni_edge.memory import meminfo, return_freed_memory
@@ -66,7 +67,8 @@ def _mem_total() -> int:
     return meminfo().get("MemTotal", 0)
 
 
-def kv_cache_options(kv_cache_type: str = "f16", n_batch: int = 128) -> dict[str, Any]:
+def kv_cache_options(kv_cache_type: str = "f16", n_batch: int = Settings.n_batch
+                     ) -> dict[str, Any]:
     """llama.cpp's memory options: KV cache type, flash attention, prompt batch size.
 
     Measured after a 1,500-token prompt (SmolLM2-135M, n_ctx 2048, 2 x86 cores): flash
@@ -142,7 +144,7 @@ class LlamaProvider:
         temperature: float = 0.7,
         owns_model: bool = True,
         executor: ThreadPoolExecutor | None = None,
-        state_budget_bytes: int = 64 * 2**20,
+        state_budget_bytes: int = Settings.model_state_mib * 2**20,
     ) -> None:
         """Wrap a loaded ``llama_cpp.Llama``; ``owns_model`` says whether aclose frees it."""
         self._llm = llm
@@ -164,8 +166,8 @@ class LlamaProvider:
     @classmethod
     async def load(
         cls, path: Path, *, n_threads: int, n_ctx: int, temperature: float = 0.7, seed: int = -1,
-        use_mmap: bool = True, kv_cache_type: str = "auto", n_batch: int = 128,
-        state_budget_bytes: int = 64 * 2**20,
+        use_mmap: bool = True, kv_cache_type: str = Settings.kv_cache_type,
+        n_batch: int = Settings.n_batch, state_budget_bytes: int = Settings.model_state_mib * 2**20,
     ) -> LlamaProvider:
         """Load the model in its worker thread; raise ModelUnavailable on any failure."""
         kv_cache_type = resolve_kv_cache_type(kv_cache_type)

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
+from nekoni_edge.config import Settings
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.models import package_file
 from nekoni_edge.memory import return_freed_memory
@@ -157,8 +158,8 @@ class OnDemandEmbedder:
     """
 
     def __init__(
-        self, *, threads: int = 2, fold_weights: bool = False, keep_s: float = 300.0,
-        loader: Callable[[], Embedder] | None = None,
+        self, *, threads: int = 2, fold_weights: bool = False,
+        keep_s: float = Settings.embedder_keep_s, loader: Callable[[], Embedder] | None = None,
     ) -> None:
         onnx, self._tokenizer_path = default_model_files()
         for path in (onnx, self._tokenizer_path):

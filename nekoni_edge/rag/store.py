@@ -7,14 +7,15 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from nekoni_edge.config import Settings
 from nekoni_edge.rag.chunk import Chunk
 from nekoni_edge.rag.embed import DIMENSIONS
 from nekoni_edge.store.database import Database, now_ms
 
 _LOGGER = logging.getLogger(__name__)
 
-TOP_K = 5
-MIN_SCORE = 0.3
+TOP_K = Settings.rag_top_k
+MIN_SCORE = Settings.rag_min_score
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from nekoni_edge.config import Settings
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.rag.knowledge import base_name
 
 _LOGGER = logging.getLogger(__name__)
 
-MAX_FILE_BYTES = 25 * 1024 * 1024
+MAX_FILE_BYTES = Settings.rag_max_file_bytes
 MAX_SEGMENT_CHARS = 15 * 1024  # base64 text per rag_upload_chunk
 IDLE_TIMEOUT_S = 60.0
 MAX_UPLOADS_PER_PEER = 4

@@ -15,11 +15,12 @@ from contextlib import aclosing
 
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.aio import cancel_and_wait
+from nekoni_edge.config import Settings
 from nekoni_edge.skills.store import CronJob, Skill, SkillStore
 
 _LOGGER = logging.getLogger(__name__)
 
-TICK_S = 15.0
+TICK_S = Settings.cron_tick_s
 
 
 def skill_session(skill: Skill) -> str:

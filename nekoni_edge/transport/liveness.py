@@ -14,9 +14,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from nekoni_edge.config import Settings
+
 _LOGGER = logging.getLogger(__name__)
 
-VANISH_AFTER_S = 0.6  # well above delayed-ack (200 ms) plus a LAN round trip
+VANISH_AFTER_S = Settings.vanish_after_s
 POLL_S = 0.1
 STALL_S = 3 * POLL_S  # a poll this late means our loop was stalled, not that the peer was
 
