@@ -58,14 +58,15 @@ class Tracer:
             raise ValueError(f"unknown trace type {type_!r}")
         event = TraceEvent(f"tr_{secrets.token_hex(6)}", session_id, now_ms(), type_, data,
                            parent_id)
-        async with self._db.transaction() as conn:
-            cur = await conn.execute(
-                "INSERT INTO traces (event_id, session_id, timestamp, type, data, parent_id) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (event.id, session_id, event.timestamp, type_, json.dumps(data), parent_id),
-            )
-            await conn.execute("DELETE FROM traces WHERE id <= ?",
-                               ((cur.lastrowid or 0) - self.ring_size,))
+        row = (event.id, session_id, event.timestamp, type_, json.dumps(data), parent_id)
+
+        def store(conn: Any) -> None:
+            cur = conn.execute("INSERT INTO traces (event_id, session_id, timestamp, type, "
+                               "data, parent_id) VALUES (?, ?, ?, ?, ?, ?)", row)
+            conn.execute("DELETE FROM traces WHERE id <= ?",
+                         ((cur.lastrowid or 0) - self.ring_size,))
+
+        await self._db.write(store)
         for callback in list(self._subscribers):
             try:
                 callback(event)

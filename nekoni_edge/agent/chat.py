@@ -383,13 +383,11 @@ class ChatService:
             raise ToolError(f"no arguments could be read for {tool.name}") from exc
 
     async def _record_turn(self, session_id: str, stats: TurnStats) -> None:
-        async with self._db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO turns (session_id, llm_calls, prompt_tokens, completion_tokens, "
-                "created_at) VALUES (?, ?, ?, ?, ?)",
-                (session_id, stats.llm_calls, stats.prompt_tokens, stats.completion_tokens,
-                 now_ms()),
-            )
+        row = (session_id, stats.llm_calls, stats.prompt_tokens, stats.completion_tokens,
+               now_ms())
+        await self._db.write(lambda conn: conn.execute(
+            "INSERT INTO turns (session_id, llm_calls, prompt_tokens, completion_tokens, "
+            "created_at) VALUES (?, ?, ?, ?, ?)", row))
 
 
 async def _checked_call(tool: Tool, arguments: Any, approve: Approver | None) -> Any:

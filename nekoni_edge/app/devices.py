@@ -30,8 +30,7 @@ async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemove
 
 @handles(m.DeviceRename)
 async def device_rename(ctx: Context, message: m.DeviceRename) -> m.DeviceRenameResponse:
-    async with ctx.box.db.transaction() as conn:
-        cur = await conn.execute("UPDATE devices SET name = ? WHERE pub_key = ?",
-                                 (message.name, message.pub_key))
-        renamed = cur.rowcount == 1
+    renamed: bool = await ctx.box.db.write(lambda conn: conn.execute(
+        "UPDATE devices SET name = ? WHERE pub_key = ?",
+        (message.name, message.pub_key)).rowcount == 1)
     return m.DeviceRenameResponse(renamed, message.pub_key, message.name)

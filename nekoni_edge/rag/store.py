@@ -6,6 +6,7 @@ import logging
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from nekoni_edge.config import Settings
 from nekoni_edge.rag.chunk import Chunk
@@ -72,36 +73,43 @@ class KnowledgeStore:
         """Store a document with its chunks and vectors; False if it was already there."""
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk")
-        async with self._db.transaction() as conn:
-            cur = await conn.execute(
+        rows = [(chunk.index, chunk.page, chunk.text, pack(vector))
+                 for chunk, vector in zip(chunks, vectors, strict=True)]
+        created = now_ms()
+
+        def store(conn: Any) -> bool:
+            # One transaction on the writer thread for the whole document: a reader sees all
+            # of it or none, and it costs one thread hop however many chunks it has.
+            cur = conn.execute(
                 "INSERT INTO documents (doc_id, source, chunks, pages, bytes, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (doc_id) DO NOTHING",
-                (doc_id, source, len(chunks), pages, size, now_ms()),
+                (doc_id, source, len(chunks), pages, size, created),
             )
             if cur.rowcount != 1:
                 return False
-            for chunk, vector in zip(chunks, vectors, strict=True):
-                cur = await conn.execute(
+            for index, page, text, blob in rows:
+                cur = conn.execute(
                     "INSERT INTO chunks (doc_id, idx, page, content) VALUES (?, ?, ?, ?)",
-                    (doc_id, chunk.index, chunk.page, chunk.text),
-                )
-                await conn.execute(
-                    "INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)",
-                    (cur.lastrowid, pack(vector)),
-                )
+                    (doc_id, index, page, text))
+                conn.execute("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)",
+                             (cur.lastrowid, blob))
+            return True
+
+        if not await self._db.write(store):
+            return False
         _LOGGER.info("stored document %s (%s, %d chunks)", doc_id, source, len(chunks))
         return True
 
     async def delete(self, doc_id: str) -> bool:
         """Remove a document, its chunks and its vectors together."""
-        async with self._db.transaction() as conn:
-            await conn.execute(
-                "DELETE FROM vec_chunks WHERE rowid IN (SELECT id FROM chunks WHERE doc_id = ?)",
-                (doc_id,),
-            )
-            await conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-            cur = await conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
-            deleted = cur.rowcount == 1
+        def delete(conn: Any) -> bool:
+            conn.execute("DELETE FROM vec_chunks WHERE rowid IN "
+                         "(SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
+            conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+            return bool(conn.execute("DELETE FROM documents WHERE doc_id = ?",
+                                     (doc_id,)).rowcount == 1)
+
+        deleted = await self._db.write(delete)
         if deleted:
             _LOGGER.info("deleted document %s", doc_id)
         return deleted

@@ -106,11 +106,9 @@ class SkillStore:
         skill = Skill(f"sk_{secrets.token_hex(6)}", _text(name, "name", MAX_NAME),
                       _text(description, "description", MAX_PROMPT, required=False),
                       _text(prompt, "prompt", MAX_PROMPT), now_ms())
-        async with self._db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO skills (id, name, description, prompt, created_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (skill.id, skill.name, skill.description, skill.prompt, skill.created_at))
+        await self._db.write(lambda conn: conn.execute(
+            "INSERT INTO skills (id, name, description, prompt, created_at) VALUES (?, ?, ?, ?, ?)",
+            (skill.id, skill.name, skill.description, skill.prompt, skill.created_at)))
         return skill
 
     async def update_skill(self, skill_id: object, fields: dict[str, Any]) -> Skill:
@@ -120,16 +118,18 @@ class SkillStore:
             else current.prompt
         description = _text(fields["description"], "description", MAX_PROMPT, required=False) \
             if "description" in fields else current.description
-        async with self._db.transaction() as conn:
-            await conn.execute("UPDATE skills SET name = ?, prompt = ?, description = ? "
-                               "WHERE id = ?", (name, prompt, description, current.id))
+        await self._db.write(lambda conn: conn.execute(
+            "UPDATE skills SET name = ?, prompt = ?, description = ? WHERE id = ?",
+            (name, prompt, description, current.id)))
         return await self.skill(current.id)
 
     async def delete_skill(self, skill_id: object) -> bool:
-        async with self._db.transaction() as conn:
-            await conn.execute("DELETE FROM cron_jobs WHERE skill_id = ?", (str(skill_id),))
-            cur = await conn.execute("DELETE FROM skills WHERE id = ?", (str(skill_id),))
-            return cur.rowcount == 1
+        def delete(conn: Any) -> bool:
+            conn.execute("DELETE FROM cron_jobs WHERE skill_id = ?", (str(skill_id),))
+            return bool(conn.execute("DELETE FROM skills WHERE id = ?",
+                                     (str(skill_id),)).rowcount == 1)
+
+        return await self._db.write(delete)
 
     async def jobs(self) -> list[CronJob]:
         rows = await self._db.execute_sql(
@@ -150,11 +150,10 @@ class SkillStore:
             raise SkillError("enabled must be true or false")
         job = CronJob(f"cr_{secrets.token_hex(6)}", skill.id, check_cron(expression), enabled,
                       None, now if now is not None else now_ms())
-        async with self._db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO cron_jobs (id, skill_id, cron_expression, enabled, last_run, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (job.id, job.skill_id, job.cron_expression, int(enabled), None, job.created_at))
+        await self._db.write(lambda conn: conn.execute(
+            "INSERT INTO cron_jobs (id, skill_id, cron_expression, enabled, last_run, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (job.id, job.skill_id, job.cron_expression, int(enabled), None, job.created_at)))
         return job
 
     async def update_job(self, job_id: object, fields: dict[str, Any]) -> CronJob:
@@ -164,17 +163,16 @@ class SkillStore:
         enabled = fields.get("enabled", job.enabled)
         if not isinstance(enabled, bool):
             raise SkillError("enabled must be true or false")
-        async with self._db.transaction() as conn:
-            await conn.execute("UPDATE cron_jobs SET cron_expression = ?, enabled = ? "
-                               "WHERE id = ?", (expression, int(enabled), job.id))
+        await self._db.write(lambda conn: conn.execute(
+            "UPDATE cron_jobs SET cron_expression = ?, enabled = ? WHERE id = ?",
+            (expression, int(enabled), job.id)))
         return await self.job(job.id)
 
     async def delete_job(self, job_id: object) -> bool:
-        async with self._db.transaction() as conn:
-            cur = await conn.execute("DELETE FROM cron_jobs WHERE id = ?", (str(job_id),))
-            return cur.rowcount == 1
+        deleted: bool = await self._db.write(lambda conn: conn.execute(
+            "DELETE FROM cron_jobs WHERE id = ?", (str(job_id),)).rowcount == 1)
+        return deleted
 
     async def mark_run(self, job_id: str, when_ms: int) -> None:
-        async with self._db.transaction() as conn:
-            await conn.execute("UPDATE cron_jobs SET last_run = ? WHERE id = ?",
-                               (when_ms, job_id))
+        await self._db.write(lambda conn: conn.execute(
+            "UPDATE cron_jobs SET last_run = ? WHERE id = ?", (when_ms, job_id)))

@@ -5,18 +5,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
 from nekoni_edge.errors import StoreError
 from nekoni_edge.store.connection import connect
 from nekoni_edge.store.migrations import migrate
+
+T = TypeVar("T")
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -54,10 +56,11 @@ class Database:
     connection; reads run on their own connection, which (WAL) sees only committed data — a
     transaction still open on the writer is invisible to every reader."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path, schema_version: int,
-                 reader: aiosqlite.Connection | None = None) -> None:
-        self._conn = conn
-        self._reader = reader or conn
+    def __init__(self, writer: ThreadPoolExecutor, conn: Any, reader: aiosqlite.Connection,
+                 path: Path, schema_version: int) -> None:
+        self._writer = writer  # the one thread that writes
+        self._conn = conn  # its connection, used on that thread only
+        self._reader = reader
         self.path = path
         self.schema_version = schema_version
         self._write_lock = asyncio.Lock()
@@ -85,30 +88,33 @@ class Database:
                 raise StoreError(f"database {path} is locked by another process (is another "
                                  "nekoni-edge running on this data dir?)") from exc
             raise StoreError(f"cannot open database {path}: {exc}") from exc
-        conn = aiosqlite.Connection(lambda: connect(path), ITER_CHUNK_SIZE)
-        await conn
+        loop = asyncio.get_running_loop()
+        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="db-writer")
+        try:
+            conn = await loop.run_in_executor(writer, connect, path)
+        except BaseException:
+            writer.shutdown(wait=True)
+            raise
         reader = aiosqlite.Connection(lambda: connect(path), ITER_CHUNK_SIZE)
         try:
             await reader
-        except BaseException:
-            await conn.close()
-            raise
-        try:
-            db = cls(conn, path, version, reader)
+            db = cls(writer, conn, reader, path, version)
             row = await db._fetchone("SELECT COALESCE(MAX(timestamp), 0) FROM messages")
             db._last_ts = int(row[0]) if row else 0
         except BaseException:
-            await reader.close()
-            await conn.close()
+            if reader._connection is not None:  # noqa: SLF001 - opened before it failed
+                await reader.close()
+            await loop.run_in_executor(writer, conn.close)
+            writer.shutdown(wait=True)
             raise
         _LOGGER.info("database %s open (schema v%d)", path, version)
         return db
 
     async def close(self) -> None:
         """Close the connections (their threads would otherwise keep the process alive)."""
-        if self._reader is not self._conn:
-            await self._reader.close()
-        await self._conn.close()
+        await self._reader.close()
+        await asyncio.get_running_loop().run_in_executor(self._writer, self._conn.close)
+        self._writer.shutdown(wait=True)
 
     async def __aenter__(self) -> Database:
         return self
@@ -129,17 +135,21 @@ class Database:
         async with self._reader.execute(sql, tuple(params)) as cur:
             return await cur.fetchone()
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction under BEGIN IMMEDIATE; rolled back if the body raises."""
-        async with self._write_lock:
-            await self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                await self._conn.execute("ROLLBACK")
-                raise
-            await self._conn.execute("COMMIT")
+    async def write(self, fn: Callable[[Any], T]) -> T:
+        """Run ``fn(conn)`` as one transaction on the writer thread: BEGIN IMMEDIATE, then
+        COMMIT, or ROLLBACK if it raises. ``fn`` is plain blocking code, so no transaction
+        spans an await of the event loop and nothing else writes meanwhile."""
+        return await asyncio.get_running_loop().run_in_executor(self._writer, self._run, fn)
+
+    def _run(self, fn: Callable[[Any], T]) -> T:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(self._conn)
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+        return result
 
     async def execute_sql(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         """Run one read-only statement (diagnostics and tests)."""
@@ -149,21 +159,16 @@ class Database:
 
     async def approve_device(self, pub_key: str, name: str = "") -> bool:
         """Approve a key; True if it was not approved before."""
-        async with self.transaction() as conn:
-            cur = await conn.execute(
-                "INSERT INTO devices (pub_key, name, approved_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (pub_key) DO NOTHING",
-                (pub_key, name, now_ms()),
-            )
-            added = cur.rowcount == 1
+        added: bool = await self.write(lambda conn: conn.execute(
+            "INSERT INTO devices (pub_key, name, approved_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (pub_key) DO NOTHING", (pub_key, name, now_ms())).rowcount == 1)
         _LOGGER.info("device %s %s", pub_key[:12], "approved" if added else "already approved")
         return added
 
     async def remove_device(self, pub_key: str) -> bool:
         """Revoke a key; True if it was approved."""
-        async with self.transaction() as conn:
-            cur = await conn.execute("DELETE FROM devices WHERE pub_key = ?", (pub_key,))
-            removed = cur.rowcount == 1
+        removed: bool = await self.write(lambda conn: conn.execute(
+            "DELETE FROM devices WHERE pub_key = ?", (pub_key,)).rowcount == 1)
         if removed:
             _LOGGER.info("device %s removed", pub_key[:12])
         return removed
@@ -182,10 +187,9 @@ class Database:
 
     async def touch_device(self, pub_key: str) -> None:
         """Record that the device was just seen."""
-        async with self.transaction() as conn:
-            await conn.execute(
-                "UPDATE devices SET last_seen = ? WHERE pub_key = ?", (now_ms(), pub_key)
-            )
+        when = now_ms()
+        await self.write(lambda conn: conn.execute(
+            "UPDATE devices SET last_seen = ? WHERE pub_key = ?", (when, pub_key)))
 
     # episodic log
 
@@ -193,18 +197,19 @@ class Database:
         self, session_id: str, role: str, content: str, device_key: str | None = None
     ) -> StoredMessage:
         """Append one message; it is durable when this returns."""
-        async with self.transaction() as conn:
-            # Strictly increasing, so ``sync_<ts>`` ids are unique and ordering is total.
+        def append(conn: Any) -> StoredMessage:
+            # Strictly increasing, so ``sync_<ts>`` ids are unique and ordering is total
+            # (read and set on the writer thread only).
             ts = max(now_ms(), self._last_ts + 1)
-            cur = await conn.execute(
+            cur = conn.execute(
                 "INSERT INTO messages (session_id, role, content, timestamp, device_key) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (session_id, role, content, ts, device_key),
             )
-            row_id = cur.lastrowid
             self._last_ts = ts
-        assert row_id is not None  # noqa: S101 - INSERT always sets it
-        return StoredMessage(row_id, session_id, role, content, ts)
+            return StoredMessage(int(cur.lastrowid), session_id, role, content, ts)
+
+        return await self.write(append)
 
     async def messages_after(
         self, session_id: str, after_ts: int, *, all_roles: bool = False, limit: int = 500

@@ -8,7 +8,9 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -135,23 +137,24 @@ def test_acknowledged_write_survives_kill_9(tmp_path: Path) -> None:
 
 async def test_no_dirty_reads(tmp_path: Path) -> None:
     """A document listed while the transaction that adds it is still open, then rolled back,
-    never existed. Before reads had their own connection, the listing showed it."""
+    never existed. On the earlier store (one connection, a transaction held across awaits)
+    the listing showed it; now the write runs on the writer thread and reads have their own
+    connection."""
     from nekoni_edge.rag.store import KnowledgeStore
 
     async with await Database.open(tmp_path / "db") as db:
         store = KnowledgeStore(db)
-        inserted, listed = asyncio.Event(), asyncio.Event()
+        loop = asyncio.get_running_loop()
+        inserted, listed = asyncio.Event(), threading.Event()
 
-        async def add_then_fail() -> None:
-            async with db.transaction() as conn:
-                await conn.execute(
-                    "INSERT INTO documents (doc_id, source, chunks, pages, bytes, "
-                    "created_at) VALUES ('d1', 'ghost.txt', 0, NULL, 0, 0)")
-                inserted.set()
-                await listed.wait()  # another coroutine reads meanwhile
-                raise RuntimeError("ingest failed")
+        def add_then_fail(conn: Any) -> None:
+            conn.execute("INSERT INTO documents (doc_id, source, chunks, pages, bytes, "
+                         "created_at) VALUES ('d1', 'ghost.txt', 0, NULL, 0, 0)")
+            loop.call_soon_threadsafe(inserted.set)
+            listed.wait(30)  # the event loop reads meanwhile
+            raise RuntimeError("ingest failed")
 
-        writer = asyncio.create_task(add_then_fail())
+        writer = asyncio.create_task(db.write(add_then_fail))
         await inserted.wait()
         seen = await store.documents()
         listed.set()
