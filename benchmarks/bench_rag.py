@@ -82,8 +82,8 @@ def percentile(values: list[float], p: float) -> float:
 
 
 async def sqlite_vec_search(vectors: Any, queries: Any, k: int) -> tuple[list[float], list[Any]]:
-    from nekoni_edge.rag.store import pack
     from nekoni_edge.store.database import Database
+    from nekoni_edge.store.knowledge import pack
 
     with tempfile.TemporaryDirectory() as tmp:
         async with await Database.open(Path(tmp) / "bench.sqlite") as db:
@@ -128,8 +128,8 @@ def chroma_search(vectors: Any, queries: Any, k: int) -> tuple[list[float], list
 async def ingest_pdf(pages: int) -> tuple[float, int]:
     from nekoni_edge.rag.embed import Embedder
     from nekoni_edge.rag.knowledge import KnowledgeBase
-    from nekoni_edge.rag.store import KnowledgeStore
     from nekoni_edge.store.database import Database
+    from nekoni_edge.store.knowledge import KnowledgeStore
     from tests.pdf import make_pdf
 
     texts = sentences(pages * 14)

@@ -461,8 +461,8 @@ class _KnowledgeSession:
     async def __aenter__(self) -> Any:
         from nekoni_edge.rag.embed import Embedder  # noqa: PLC0415
         from nekoni_edge.rag.knowledge import KnowledgeBase  # noqa: PLC0415
-        from nekoni_edge.rag.store import KnowledgeStore  # noqa: PLC0415
         from nekoni_edge.store.database import Database  # noqa: PLC0415
+        from nekoni_edge.store.knowledge import KnowledgeStore  # noqa: PLC0415
 
         s = self.settings
         self.db = await Database.open(s.db_path)
@@ -534,8 +534,8 @@ def _read_document(path: Path, limit: int) -> bytes:
 
 
 async def _docs(args: argparse.Namespace) -> int:
-    from nekoni_edge.rag.store import KnowledgeStore  # noqa: PLC0415
     from nekoni_edge.store.database import Database  # noqa: PLC0415
+    from nekoni_edge.store.knowledge import KnowledgeStore  # noqa: PLC0415
 
     settings = _settings(args)
     message = {"type": "rag_delete", "docId": args.doc_id} if args.action == "delete" else \
@@ -577,8 +577,8 @@ async def _ask(args: argparse.Namespace) -> int:
 
 
 async def _skills(args: argparse.Namespace) -> int:
-    from nekoni_edge.skills.store import SkillError, SkillStore  # noqa: PLC0415
     from nekoni_edge.store.database import Database  # noqa: PLC0415
+    from nekoni_edge.store.skills import SkillError, SkillStore  # noqa: PLC0415
 
     settings = _settings(args)
     messages: dict[str, dict[str, Any]] = {
@@ -634,7 +634,7 @@ def _print_skill_replies(action: str, replies: list[dict[str, Any]]) -> int:
 async def _run_skill_cli(settings: Settings, skill_id: str) -> int:
     from nekoni_edge.daemon import Daemon  # noqa: PLC0415
     from nekoni_edge.skills.scheduler import run_skill  # noqa: PLC0415
-    from nekoni_edge.skills.store import SkillError, SkillStore  # noqa: PLC0415
+    from nekoni_edge.store.skills import SkillError, SkillStore  # noqa: PLC0415
 
     # A private box on the same data dir, without network: the skill runs here and now.
     box = Daemon(dataclasses.replace(settings, host="127.0.0.1", port=0, mdns=False,
@@ -659,8 +659,8 @@ async def _run_skill_cli(settings: Settings, skill_id: str) -> int:
 
 
 async def _cron(args: argparse.Namespace) -> int:
-    from nekoni_edge.skills.store import SkillError, SkillStore  # noqa: PLC0415
     from nekoni_edge.store.database import Database  # noqa: PLC0415
+    from nekoni_edge.store.skills import SkillError, SkillStore  # noqa: PLC0415
 
     settings = _settings(args)
     messages: dict[str, dict[str, Any]] = {

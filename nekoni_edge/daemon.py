@@ -29,12 +29,12 @@ from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.rag.embed import Embedder, OnDemandEmbedder, TextEmbedder
 from nekoni_edge.rag.knowledge import KnowledgeBase
-from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.sdnotify import Notifier
 from nekoni_edge.skills.scheduler import Scheduler, run_skill
-from nekoni_edge.skills.store import Skill, SkillStore
 from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.store.knowledge import KnowledgeStore
+from nekoni_edge.store.skills import Skill, SkillStore
 from nekoni_edge.traces import Tracer
 from nekoni_edge.transport.ice import pin_host_addresses
 from nekoni_edge.transport.peers import PeerManager

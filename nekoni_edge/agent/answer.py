@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nekoni_edge.rag.store import Hit
+from nekoni_edge.store.knowledge import Hit
 
 ANSWER_INSTRUCTION = "Answer the question briefly, using the information above."
 # Said when the model produced nothing a person should see, twice.

@@ -23,8 +23,8 @@ from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_argu
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.provider import ChatTurn, ModelProvider, Usage
 from nekoni_edge.rag.knowledge import KnowledgeBase
-from nekoni_edge.rag.store import Hit
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
+from nekoni_edge.store.knowledge import Hit
 from nekoni_edge.traces import Tracer
 
 _LOGGER = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from contextlib import aclosing
 
 from nekoni_edge.app.registry import Context, handles, report
 from nekoni_edge.protocol import messages as m
-from nekoni_edge.rag.store import Hit
+from nekoni_edge.store.knowledge import Hit
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from nekoni_edge.app.registry import Context, handles
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.skills.scheduler import run_skill, skill_session
-from nekoni_edge.skills.store import SkillError, SkillStore
+from nekoni_edge.store.skills import SkillError, SkillStore
 
 _LOGGER = logging.getLogger(__name__)
 

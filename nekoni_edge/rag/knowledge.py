@@ -13,7 +13,7 @@ from typing import Any
 from nekoni_edge.rag.chunk import Chunk, chunk_pages
 from nekoni_edge.rag.embed import BATCH_SIZE, TextEmbedder
 from nekoni_edge.rag.extract import ExtractError, pages
-from nekoni_edge.rag.store import MIN_SCORE, TOP_K, Hit, KnowledgeStore
+from nekoni_edge.store.knowledge import MIN_SCORE, TOP_K, Hit, KnowledgeStore
 
 _LOGGER = logging.getLogger(__name__)
 

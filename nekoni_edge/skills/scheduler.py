@@ -16,7 +16,7 @@ from contextlib import aclosing
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.aio import cancel_and_wait
 from nekoni_edge.config import Settings
-from nekoni_edge.skills.store import CronJob, Skill, SkillStore
+from nekoni_edge.store.skills import CronJob, Skill, SkillStore
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService, TurnStats
 from nekoni_edge.agent.tools import ToolRegistry
 from nekoni_edge.rag.knowledge import KnowledgeBase
-from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.store.database import Database
+from nekoni_edge.store.knowledge import KnowledgeStore
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nekoni_edge.agent import answer
-from nekoni_edge.rag.store import Hit
+from nekoni_edge.store.knowledge import Hit
 
 
 def gate_run(pieces: list[str], cut: bool = False) -> tuple[list[str], answer.PieceGate]:

@@ -15,8 +15,8 @@ from nekoni_edge.app import HANDLERS, Box, local
 from nekoni_edge.llm.scripted import ScriptedProvider
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.knowledge import KnowledgeBase
-from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.store.database import Database
+from nekoni_edge.store.knowledge import KnowledgeStore
 from tests.agent.fakes import WordEmbedder
 
 
@@ -113,7 +113,7 @@ async def test_a_handler_that_raises_is_answered(box: Box, monkeypatch: pytest.M
 
 async def test_skills_answer_failures_as_skill_error(box: Box,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from nekoni_edge.skills.store import SkillStore
+    from nekoni_edge.store.skills import SkillStore
 
     monkeypatch.setattr(SkillStore, "skills", boom)
     [reply] = await local.request(box, {"type": "skill_list"})

@@ -9,8 +9,8 @@ import pytest
 from nekoni_edge.rag.embed import Embedder
 from nekoni_edge.rag.extract import ExtractError
 from nekoni_edge.rag.knowledge import KnowledgeBase, base_name
-from nekoni_edge.rag.store import KnowledgeStore
 from nekoni_edge.store.database import Database
+from nekoni_edge.store.knowledge import KnowledgeStore
 from tests.pdf import make_pdf
 from tests.rag.corpus import DOCUMENTS, QUESTIONS
 

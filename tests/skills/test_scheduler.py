@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from nekoni_edge.skills.scheduler import Scheduler, next_fire_ms
-from nekoni_edge.skills.store import Skill, SkillError, SkillStore
 from nekoni_edge.store.database import Database
+from nekoni_edge.store.skills import Skill, SkillError, SkillStore
 
 
 def ms(*args: int) -> int:

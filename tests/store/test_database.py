@@ -140,7 +140,7 @@ async def test_no_dirty_reads(tmp_path: Path) -> None:
     never existed. On the earlier store (one connection, a transaction held across awaits)
     the listing showed it; now the write runs on the writer thread and reads have their own
     connection."""
-    from nekoni_edge.rag.store import KnowledgeStore
+    from nekoni_edge.store.knowledge import KnowledgeStore
 
     async with await Database.open(tmp_path / "db") as db:
         store = KnowledgeStore(db)
