@@ -359,6 +359,19 @@ def _reply(replies: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return next(r for r in replies if r.get("type") == kind)
 
 
+def _said(replies: list[dict[str, Any]], kind: str, flag: str, done: str) -> int | None:
+    """The daemon's answer to a change: 2 printed with its words if refused; with ``kind``,
+    ``done`` or "not found" by the reply's ``flag`` (exit 0 or 1); None: the caller prints."""
+    if (refusal := _refused(replies)) is not None:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    if not kind:
+        return None
+    ok = bool(_reply(replies, kind)[flag])
+    print(done if ok else "not found")
+    return 0 if ok else 1
+
+
 async def _devices(args: argparse.Namespace) -> int:
     from nekoni_edge.protocol.canonical import is_valid_public_key  # noqa: PLC0415
     from nekoni_edge.store.database import Database  # noqa: PLC0415
@@ -369,13 +382,10 @@ async def _devices(args: argparse.Namespace) -> int:
             {"type": "device_remove", "mobilePubKey": args.pub_key}
         replies = await _at_the_box(settings, message)
         if replies is not None:
-            if (refusal := _refused(replies)) is not None:
-                print(f"error: {refusal}", file=sys.stderr)
-                return 2
-            if args.action == "remove":
-                removed = bool(_reply(replies, "device_remove_response")["removed"])
-                print("removed; its connections are closed" if removed else "not found")
-                return 0 if removed else 1
+            code = _said(replies, "device_remove_response" if args.action == "remove" else "",
+                         "removed", "removed; its connections are closed")
+            if code is not None:
+                return code
             for d in _reply(replies, "device_list_response")["devices"]:
                 _print_device(d["mobilePubKey"], d["name"], d["lastSeen"])
             return 0
@@ -542,13 +552,10 @@ async def _docs(args: argparse.Namespace) -> int:
         {"type": "rag_list"}
     replies = await _at_the_box(settings, message)
     if replies is not None:
-        if (refusal := _refused(replies)) is not None:
-            print(f"error: {refusal}", file=sys.stderr)
-            return 2
-        if args.action == "delete":
-            deleted = bool(_reply(replies, "rag_delete_response")["deleted"])
-            print("deleted" if deleted else "not found")
-            return 0 if deleted else 1
+        code = _said(replies, "rag_delete_response" if args.action == "delete" else "",
+                     "deleted", "deleted")
+        if code is not None:
+            return code
         for d in _reply(replies, "rag_list_response")["documents"]:
             print(f"{d['doc_id']}  {d['chunks']:>5} chunks  {d['source']}")
         return 0
@@ -614,15 +621,12 @@ async def _skills(args: argparse.Namespace) -> int:
 
 
 def _print_skill_replies(action: str, replies: list[dict[str, Any]]) -> int:
-    if (refusal := _refused(replies)) is not None:
-        print(f"error: {refusal}", file=sys.stderr)
-        return 2
+    code = _said(replies, "skill_delete_response" if action == "delete" else "", "deleted",
+                 "deleted")
+    if code is not None:
+        return code
     if action == "create":
         print(_reply(replies, "skill_response")["skill"]["skillId"])
-    elif action == "delete":
-        deleted = bool(_reply(replies, "skill_delete_response")["deleted"])
-        print("deleted" if deleted else "not found")
-        return 0 if deleted else 1
     elif action == "run":
         print(_reply(replies, "skill_run_response")["result"])
     else:
@@ -672,15 +676,12 @@ async def _cron(args: argparse.Namespace) -> int:
     }
     replies = await _at_the_box(settings, messages[args.action])
     if replies is not None:
-        if (refusal := _refused(replies)) is not None:
-            print(f"error: {refusal}", file=sys.stderr)
-            return 2
+        code = _said(replies, "cron_delete_response" if args.action == "delete" else "",
+                     "deleted", "deleted")
+        if code is not None:
+            return code
         if args.action == "create":
             print(_reply(replies, "cron_response")["job"]["id"])
-        elif args.action == "delete":
-            deleted = bool(_reply(replies, "cron_delete_response")["deleted"])
-            print("deleted" if deleted else "not found")
-            return 0 if deleted else 1
         else:
             for job in _reply(replies, "cron_list_response")["jobs"]:
                 _print_job(job["id"], job["skillId"], job["cronExpression"], job["enabled"],

@@ -98,6 +98,16 @@ def _no_leaked_threads() -> Iterator[None]:
     assert not leaked, f"threads leaked: {[t.name for t in leaked]}"
 
 
+@pytest.fixture
+def keep_logging() -> Iterator[None]:
+    """``cli.main`` sets up logging as the command does; give the test run its own back."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
 @pytest.fixture(scope="session")
 def embedder() -> Iterator[Any]:
     """The real ONNX embedder, loaded once for the whole run."""

@@ -4,9 +4,8 @@ command line (through the daemon), by another phone, or by a long press."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -23,16 +22,6 @@ pytestmark = pytest.mark.slow
 
 # "At once" is well under a second here; the deadline holds on a loaded machine.
 CLOSE_DEADLINE_S = 5.0
-
-
-@pytest.fixture
-def _keep_logging() -> Iterator[None]:
-    """``cli.main`` sets up logging as the command does; give the test run its own back."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield
-    root.handlers[:] = handlers
-    root.setLevel(level)
 
 
 def url(box: Daemon) -> str:
@@ -78,7 +67,7 @@ async def cut_off_while_chatting(box: Daemon, key: Ed25519PrivateKey,
     return elapsed
 
 
-@pytest.mark.usefixtures("_keep_logging")
+@pytest.mark.usefixtures("keep_logging")
 async def test_devices_remove_on_the_box(daemon: Daemon, settings: Any, capsys: Any) -> None:
     key = await approved(daemon, "lost phone")
     pub = public_key_b64(key)
@@ -118,7 +107,7 @@ async def test_long_press(daemon: Daemon, settings: Any) -> None:
     await cut_off_while_chatting(daemon, key, long_press)
 
 
-@pytest.mark.usefixtures("_keep_logging")
+@pytest.mark.usefixtures("keep_logging")
 async def test_without_a_daemon_the_cli_says_it_uses_the_database(settings: Any,
                                                                    capsys: Any) -> None:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
