@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import os
 import signal
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -48,6 +50,13 @@ STATUS_EVERY_S = 30.0
 # A connection that has sent no (complete) request for this long is closed, the first one
 # included: aiohttp's default is an hour, so silent sockets would hold the box's descriptors.
 HTTP_IDLE_S = 15.0
+
+
+def private_dir(path: Path) -> None:
+    """The data dir, 0700 whoever started the box (the unit's StateDirectoryMode says the same;
+    a box started by hand got the umask's 0755)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
 
 
 async def load_provider(settings: Settings) -> ModelProvider:
@@ -98,7 +107,7 @@ class Daemon:
         """Start every part; the box serves when this returns."""
         s = self.settings
         started = time.monotonic()
-        s.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(s.data_dir)
         key = load_or_create_key(s.key_path)
         self.pub_key = public_key_b64(key)
         digest = hashlib.sha256(self.pub_key.encode("ascii")).hexdigest()
@@ -361,7 +370,7 @@ class Daemon:
     async def start_local(self) -> None:
         """Start only what a local command needs: database, model, knowledge, agent."""
         s = self.settings
-        s.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(s.data_dir)
         self.db = await Database.open(s.db_path)
         try:
             await self._start_agent(None)

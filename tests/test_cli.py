@@ -69,9 +69,10 @@ def test_bad_config_is_refused_by_name(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    data = tmp_path / "box"  # made by the daemon
     env = {**os.environ, "NEKONI_ICE_ADDRESSES": "127.0.0.1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "nekoni_edge", "serve", "--data-dir", str(tmp_path),
+        [sys.executable, "-m", "nekoni_edge", "serve", "--data-dir", str(data),
          "--host", "127.0.0.1", "--port", "0"],
         stderr=subprocess.PIPE, text=True, env=env,
     )
@@ -91,8 +92,13 @@ def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert (tmp_path / "identity.pem").is_file()
-    assert (tmp_path / "nekoni.db").is_file()
+    assert (data / "identity.pem").is_file()
+    assert (data / "nekoni.db").is_file()
+    # started by hand, not by the unit: still private (it was 0755 and 0644 with the umask)
+    assert data.stat().st_mode & 0o777 == 0o700
+    for name in ("nekoni.db", "nekoni.db-wal", "identity.pem"):
+        if (data / name).exists():
+            assert (data / name).stat().st_mode & 0o777 == 0o600, name
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ loading enabled). Every connection is prepared by one hook, ``prepare``.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from pathlib import Path
 from types import ModuleType
@@ -71,6 +72,9 @@ def connect(path: Path) -> Any:
     """Open and prepare one connection in autocommit mode (we issue BEGIN ourselves)."""
     module = driver_module()
     path.parent.mkdir(parents=True, exist_ok=True)
+    # The owner's conversations: 0600 (SQLite gives the -wal and -shm files the same mode).
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    os.chmod(path, 0o600)
     try:
         conn = module.connect(str(path), isolation_level=None, check_same_thread=False)
     except module.Error as exc:
