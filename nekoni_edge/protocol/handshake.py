@@ -39,6 +39,7 @@ REASON_BAD_NONCE = "Invalid nonce"
 REASON_TOO_LARGE = "Message too large"
 REASON_TIMEOUT = "Handshake timed out"
 REASON_BAD_CHALLENGE_SIG = "Invalid challenge signature"
+REASON_BAD_LABEL = "Unexpected channel label: use 'nekoni'"
 
 Message = dict[str, Any]
 

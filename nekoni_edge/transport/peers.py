@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
@@ -15,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.app import Box
 from nekoni_edge.protocol.canonical import b64url_encode
-from nekoni_edge.protocol.handshake import AgentHandshake
+from nekoni_edge.protocol.handshake import REASON_BAD_LABEL, AgentHandshake
 from nekoni_edge.protocol.signaling import IceCandidate
 from nekoni_edge.rag.upload import MAX_FILE_BYTES, UploadAssembler
 from nekoni_edge.ratelimit import FailureLimiter
@@ -126,8 +127,18 @@ class PeerManager:
     def _attach(self, peer: Peer, channel: Any) -> None:
         label = f"{peer.client_id[:32]}/{channel.label[:16]}"
         if channel.label != CHANNEL_LABEL:
-            _LOGGER.info("%s: unexpected channel label; closing it", label)
-            channel.close()
+            # Said, and the whole peer connection freed at once (it was held ~30 s).
+            _LOGGER.info("%s: unexpected channel label; closing the peer", label)
+
+            def refuse() -> None:
+                channel.send(json.dumps({"type": "auth_failed", "reason": REASON_BAD_LABEL}))
+                self._count_failure(peer)
+                asyncio.get_running_loop().create_task(self.close_client(peer.client_id, peer))
+
+            if channel.readyState == "open":
+                refuse()
+            else:
+                channel.on("open", refuse)
             return
         handshake = AgentHandshake(
             self._key,

@@ -314,3 +314,21 @@ async def test_silent_and_slow_connections_are_closed(settings: Any, llama_provi
             writer.close()
     finally:
         await box.stop()
+
+
+async def test_a_channel_with_another_label_is_refused_and_its_peer_freed(
+        daemon: Daemon, approved_key: Ed25519PrivateKey) -> None:
+    """It was closed without a word and its peer connection held ~30 s."""
+    phone = PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}")
+    await phone.connect()
+    try:
+        said: asyncio.Queue[str] = asyncio.Queue()
+        other = phone._pc.createDataChannel("other")  # noqa: SLF001
+        other.on("message", said.put_nowait)
+        reply = json.loads(await asyncio.wait_for(said.get(), 10))
+        assert reply == {"type": "auth_failed", "reason": "Unexpected channel label: use 'nekoni'"}
+        await asyncio.wait_for(phone.closed.wait(), 10)  # the whole peer connection went
+        assert daemon.peers is not None
+        assert daemon.peers.peers == {}
+    finally:
+        await phone.close()
