@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.app import Box
+from nekoni_edge.errors import SignalingError
 from nekoni_edge.protocol.canonical import b64url_encode
 from nekoni_edge.protocol.handshake import REASON_BAD_LABEL, AgentHandshake
 from nekoni_edge.protocol.signaling import IceCandidate
@@ -29,6 +30,8 @@ _LOGGER = logging.getLogger(__name__)
 
 CHANNEL_LABEL = "nekoni"
 MAX_PEERS = 16
+# A phone needs one; a few allow for a reconnect racing its old connection's close.
+MAX_PEERS_PER_KEY = 4
 
 
 @dataclass
@@ -72,6 +75,11 @@ class PeerManager:
         self._approved: set[str] = set()
         self.box = Box(db, chat, self.revoke)
 
+    def owner_of(self, client_id: str) -> str | None:
+        """The key whose peer connection uses ``client_id``, if any."""
+        peer = self.peers.get(client_id)
+        return peer.pub_key if peer is not None else None
+
     def _is_approved(self, pub_key: str) -> bool:
         return pub_key in self._approved
 
@@ -83,8 +91,16 @@ class PeerManager:
 
         # The caller checked approval in the database just now; the handshake checks this set.
         self._approved.add(pub_key)
+        if self.owner_of(client_id) not in (None, pub_key):
+            raise SignalingError("INVALID_JOIN", "clientId is taken")
         if client_id in self.peers:
             await self.close_client(client_id)
+        own = [cid for cid, p in self.peers.items() if p.pub_key == pub_key]
+        if len(own) >= MAX_PEERS_PER_KEY:
+            # One device makes room among its own connections, never among another's.
+            _LOGGER.warning("key %s has %d peer connections; closing its oldest", pub_key[:12],
+                            len(own))
+            await self.close_client(own[0])
         if len(self.peers) >= MAX_PEERS:
             oldest = next(iter(self.peers))
             _LOGGER.warning("peer limit %d reached; closing %s", MAX_PEERS, oldest)

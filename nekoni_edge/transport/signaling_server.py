@@ -159,7 +159,10 @@ class SignalingEndpoint:
             if join.room_id != self.room_id:
                 raise SignalingError("INVALID_JOIN", "no such room on this box")
             self._check_not_blocked(join.pub_key)
-            if join.client_id == self.agent_id:
+            if join.client_id == self.agent_id or self._peers.owner_of(join.client_id) not in (
+                    None, join.pub_key):
+                # A clientId belongs to the key that first connected with it: another
+                # device reusing it would close that device's connection.
                 raise SignalingError("INVALID_JOIN", "clientId is taken")
             # Only paired keys enter the room (pairing is over /api/pair, never through it): a
             # crowd of strangers is sent away after one message each, their signatures proved.

@@ -332,3 +332,31 @@ async def test_a_channel_with_another_label_is_refused_and_its_peer_freed(
         assert daemon.peers.peers == {}
     finally:
         await phone.close()
+
+
+async def test_one_paired_phone_cannot_push_another_out(daemon: Daemon) -> None:
+    """Sixteen connections from one key closed the owner's live channel, and a phone reusing
+    the owner's clientId closed it."""
+    from nekoni_edge.transport.peers import MAX_PEERS, MAX_PEERS_PER_KEY
+
+    owner, other = await approved(daemon, "owner"), await approved(daemon, "other")
+    url = f"http://127.0.0.1:{daemon.port}"
+    async with PhoneClient(owner, url, client_id="mobile-owner") as phone:
+        thief = PhoneClient(other, url, client_id="mobile-owner")
+        try:
+            with pytest.raises(SignalingError, match="clientId is taken"):
+                await thief.connect()
+        finally:
+            await thief.close()
+        crowd = [PhoneClient(other, url) for _ in range(MAX_PEERS)]
+        try:
+            for client in crowd:
+                await client.connect()
+            assert daemon.peers is not None
+            keys = [p.pub_key for p in daemon.peers.peers.values()]
+            assert keys.count(public_key_b64(other)) == MAX_PEERS_PER_KEY
+            assert (await phone.request({"type": "ping"}, "pong")) == {"type": "pong"}
+            assert not phone.closed.is_set()
+        finally:
+            for client in crowd:
+                await client.close()
