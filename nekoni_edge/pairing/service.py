@@ -155,6 +155,11 @@ class PairingService:
         if self.limiter.is_blocked(key, now=now):
             return web.json_response({"error": "RATE_LIMITED", "message": "try again later"},
                                      status=429)
+        # Until its signature verifies, a request only names a key: its failures count against
+        # the address it came from, never against that key (a stranger would lock it out).
+        if not verify_message(key, body):
+            return self._refuse(request, None, 401, "INVALID_SIGNATURE",
+                                "signature does not verify")
         name = body.get("deviceName", "")
         if not isinstance(name, str) or len(name) > MAX_DEVICE_NAME:
             return self._refuse(request, key, 400, "INVALID_REQUEST",
@@ -164,9 +169,6 @@ class PairingService:
                 abs(self._wall_ms() - ts) > TS_TOLERANCE_MS:
             return self._refuse(request, key, 400, "STALE_TIMESTAMP",
                                 "ts is more than 5 minutes from the box's clock")
-        if not verify_message(key, body):
-            return self._refuse(request, key, 401, "INVALID_SIGNATURE",
-                                "signature does not verify")
         if await self._db.is_approved(key):
             return web.json_response({"status": "already_approved"})
         async with self._lock:

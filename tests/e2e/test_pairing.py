@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -224,3 +225,21 @@ async def test_press_through_the_control_socket(settings: Any, llama_provider: A
     finally:
         await daemon.stop()
     assert not settings.control_path.exists()
+
+
+async def test_unsigned_requests_naming_a_paired_key_do_not_lock_it_out(box: Daemon) -> None:
+    """Six unsigned /api/pair requests naming a paired phone's key (shown to every paired device
+    by device_list) got that key RATE_LIMITED for five minutes."""
+    assert box.db is not None
+    owner = Ed25519PrivateKey.generate()
+    await box.db.approve_device(public_key_b64(owner), "owner")
+    forged = {"mobilePubKey": public_key_b64(owner), "ts": now_ms(), "sig": "AAAA"}
+    for _ in range(6):
+        status, _ = await post_pair(box, forged)
+        assert status in (401, 429)
+    assert box.peers is not None
+    limiter, now = box.peers.limiter, time.monotonic()
+    # the sender's address is blocked, the key it named is not (here both are on 127.0.0.1,
+    # so the owner's own phone, elsewhere on the LAN, is what this protects)
+    assert limiter.is_blocked("127.0.0.1", now=now)
+    assert not limiter.is_blocked(public_key_b64(owner), now=now)
