@@ -52,6 +52,16 @@ STATUS_EVERY_S = 30.0
 HTTP_IDLE_S = 15.0
 
 
+def own_host(request: web.Request, port: int) -> str:
+    """``address:port`` of the box's own socket the request arrived on: what a phone on that
+    network reaches. Never the request's Host header, which the sender chooses."""
+    sockname = request.transport.get_extra_info("sockname") if request.transport else None
+    if not sockname:
+        return f"127.0.0.1:{port}"
+    address, local_port = str(sockname[0]), int(sockname[1])
+    return f"[{address}]:{local_port}" if ":" in address else f"{address}:{local_port}"
+
+
 def private_dir(path: Path) -> None:
     """The data dir, 0700 whoever started the box (the unit's StateDirectoryMode says the same;
     a box started by hand got the umask's 0755)."""
@@ -288,7 +298,7 @@ class Daemon:
         }
 
     async def _info(self, request: web.Request) -> web.Response:
-        return web.json_response(self.info(request.host, secure=request.secure))
+        return web.json_response(self.info(own_host(request, self.port), secure=request.secure))
 
     async def stop(self) -> None:
         """Stop in reverse order; safe to call twice."""

@@ -144,3 +144,10 @@ async def test_info_endpoint(daemon: Daemon) -> None:
     assert info["roomId"] == daemon.room_id
     assert info["signalUrl"] == f"ws://127.0.0.1:{daemon.port}/signal"
     assert info["model"].endswith(".gguf")
+    # a Host header is the sender's to choose: the URLs are the box's own address
+    async with aiohttp.ClientSession() as http, \
+            http.get(f"http://127.0.0.1:{daemon.port}/api/info",
+                     headers={"Host": "evil.example:666"}) as resp:
+        forged = await resp.json()
+    assert forged["signalUrl"] == f"ws://127.0.0.1:{daemon.port}/signal"
+    assert forged["agentUrl"] == f"http://127.0.0.1:{daemon.port}"
