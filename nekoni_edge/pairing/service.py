@@ -174,6 +174,11 @@ class PairingService:
         async with self._lock:
             status, actions = self.window.request(key, name, self._clock())
             await self._apply(actions)
+            if status == "approved" and not any(isinstance(a, Approve) for a in actions) \
+                    and not await self._db.is_approved(key):
+                # The window remembers approving this key, but it was revoked since: a
+                # replayed request (still fresh) must not read as approved.
+                status = "refused"
         _LOGGER.info("pair request from %s (key %s): %s", request.remote, key[:12], status)
         return web.json_response({"status": status})
 

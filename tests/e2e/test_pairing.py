@@ -243,3 +243,19 @@ async def test_unsigned_requests_naming_a_paired_key_do_not_lock_it_out(box: Dae
     # so the owner's own phone, elsewhere on the LAN, is what this protects)
     assert limiter.is_blocked("127.0.0.1", now=now)
     assert not limiter.is_blocked(public_key_b64(owner), now=now)
+
+
+async def test_a_replayed_request_of_a_revoked_key_is_not_approved(box: Daemon,
+                                                                   mock_gpio: Any) -> None:
+    """Revoked while the window it was approved in still ran, its (fresh) signed request
+    replayed answered `approved`, though it was not paired."""
+    await press(mock_gpio)
+    key = Ed25519PrivateKey.generate()
+    request = sign_message(key, {"mobilePubKey": public_key_b64(key), "ts": now_ms(),
+                                 "deviceName": "x"})
+    assert await post_pair(box, request) == (200, {"status": "approved"})
+    assert box.db is not None
+    assert await box.db.remove_device(public_key_b64(key))
+    status, reply = await post_pair(box, request)  # the same bytes again
+    assert (status, reply["status"]) == (200, "refused")
+    assert await box.db.list_devices() == []
