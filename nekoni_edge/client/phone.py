@@ -146,8 +146,9 @@ class PhoneClient:
         deadline = loop.time() + wait_s
         while status == "pending_approval" and loop.time() < deadline:
             await asyncio.sleep(poll_s)
+            query = sign_message(self._key, {"mobilePubKey": self.pub_key, "ts": now_ms()})
             async with self._http.get(f"{self.base_url}/api/pair/status",
-                                      params={"mobilePubKey": self.pub_key}) as resp:
+                                      params={k: str(v) for k, v in query.items()}) as resp:
                 status = str((await resp.json()).get("status"))
         if status not in ("approved", "already_approved"):
             raise PairingRefused(status, {

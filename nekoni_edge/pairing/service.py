@@ -183,12 +183,24 @@ class PairingService:
         return web.json_response({"status": status})
 
     async def handle_status(self, request: web.Request) -> web.Response:
-        """GET /api/pair/status?mobilePubKey=…"""
+        """GET /api/pair/status?mobilePubKey=…&ts=…&sig=… — asked by the key itself.
+
+        The query is signed like a pair request ({mobilePubKey, ts} with the key's ``sig``) and
+        fresh (±5 min): an unsigned answer told anyone which keys are paired.
+        """
         key = request.query.get("mobilePubKey", "")
         if not is_valid_public_key(key):
             return web.json_response({"error": "INVALID_REQUEST",
                                       "message": "mobilePubKey must be a public key"},
                                      status=400)
+        try:
+            ts = int(request.query.get("ts", ""))
+        except ValueError:
+            ts = 0
+        query = {"mobilePubKey": key, "ts": ts, "sig": request.query.get("sig", "")}
+        if abs(self._wall_ms() - ts) > TS_TOLERANCE_MS or not verify_message(key, query):
+            return self._refuse(request, None, 401, "INVALID_SIGNATURE",
+                                "sign the query with the key it names: mobilePubKey, ts, sig")
         # Under the lock: a press between the database read and the window read would otherwise
         # answer "not_paired" for a request that is being approved at that moment.
         async with self._lock:

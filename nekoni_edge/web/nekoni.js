@@ -214,9 +214,12 @@ export class NekoniClient extends EventTarget {
     let status = answer.status;
     this.dispatchEvent(new CustomEvent("pairing", { detail: { status } }));
     const deadline = Date.now() + waitMs;
-    const url = `${this.baseUrl}/api/pair/status?mobilePubKey=${encodeURIComponent(this.identity.pubKey)}`;
     while (status === "pending_approval" && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, pollMs));
+      // The box answers only its own key, asking freshly: the query is signed like the request.
+      const query = { mobilePubKey: this.identity.pubKey, ts: Date.now() };
+      query.sig = await this.identity.signPayload(query);
+      const url = `${this.baseUrl}/api/pair/status?${new URLSearchParams(query)}`;
       status = (await (await fetch(url, { cache: "no-store" })).json()).status;
     }
     this.dispatchEvent(new CustomEvent("pairing", { detail: { status } }));

@@ -259,3 +259,24 @@ async def test_a_replayed_request_of_a_revoked_key_is_not_approved(box: Daemon,
     status, reply = await post_pair(box, request)  # the same bytes again
     assert (status, reply["status"]) == (200, "refused")
     assert await box.db.list_devices() == []
+
+
+async def test_pair_status_answers_only_the_key_itself(box: Daemon) -> None:
+    """It told anyone whether a key was paired (`approved` vs `not_paired`)."""
+    assert box.db is not None
+    owner, stranger = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    await box.db.approve_device(public_key_b64(owner), "owner")
+
+    async def status(params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        async with aiohttp.ClientSession() as http, \
+                http.get(f"{url(box)}/api/pair/status",
+                         params={k: str(v) for k, v in params.items()}) as resp:
+            return resp.status, await resp.json()
+
+    query = {"mobilePubKey": public_key_b64(owner), "ts": now_ms()}
+    assert (await status(query))[0] == 401  # unsigned: nothing said about the key
+    forged = {**sign_message(stranger, query), "mobilePubKey": public_key_b64(owner)}
+    assert (await status(forged))[0] == 401
+    stale = sign_message(owner, {**query, "ts": now_ms() - 10 * 60 * 1000})
+    assert (await status(stale))[0] == 401
+    assert await status(sign_message(owner, query)) == (200, {"status": "approved"})
