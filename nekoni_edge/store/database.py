@@ -1,13 +1,12 @@
-"""Typed async access to the one SQLite file, through aiosqlite's single worker thread."""
+"""The one SQLite file: its writer thread and its reader connection. Each table family's
+store is a module beside this one (devices, messages, knowledge, skills)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -15,8 +14,13 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from nekoni_edge.errors import StoreError
+from nekoni_edge.store.access import now_ms
 from nekoni_edge.store.connection import connect
+from nekoni_edge.store.devices import Device, Devices
+from nekoni_edge.store.messages import MessageLog, StoredMessage
 from nekoni_edge.store.migrations import migrate
+
+__all__ = ["Database", "Device", "StoredMessage", "now_ms"]
 
 T = TypeVar("T")
 
@@ -25,33 +29,7 @@ _LOGGER = logging.getLogger(__name__)
 ITER_CHUNK_SIZE = 64
 
 
-def now_ms() -> int:
-    """Unix time in milliseconds."""
-    return time.time_ns() // 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class Device:
-    """A phone allowed to talk to the box."""
-
-    pub_key: str
-    name: str
-    approved_at: int
-    last_seen: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class StoredMessage:
-    """One entry of the episodic log."""
-
-    id: int
-    session_id: str
-    role: str
-    content: str
-    timestamp: int
-
-
-class Database:
+class Database(Devices, MessageLog):
     """The box's database. Writes run under ``BEGIN IMMEDIATE``, one at a time, on the writer
     connection; reads run on their own connection, which (WAL) sees only committed data — a
     transaction still open on the writer is invisible to every reader."""
@@ -154,85 +132,6 @@ class Database:
     async def execute_sql(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         """Run one read-only statement (diagnostics and tests)."""
         return await self._fetchall(sql, params)
-
-    # devices
-
-    async def approve_device(self, pub_key: str, name: str = "") -> bool:
-        """Approve a key; True if it was not approved before."""
-        added: bool = await self.write(lambda conn: conn.execute(
-            "INSERT INTO devices (pub_key, name, approved_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (pub_key) DO NOTHING", (pub_key, name, now_ms())).rowcount == 1)
-        _LOGGER.info("device %s %s", pub_key[:12], "approved" if added else "already approved")
-        return added
-
-    async def remove_device(self, pub_key: str) -> bool:
-        """Revoke a key; True if it was approved."""
-        removed: bool = await self.write(lambda conn: conn.execute(
-            "DELETE FROM devices WHERE pub_key = ?", (pub_key,)).rowcount == 1)
-        if removed:
-            _LOGGER.info("device %s removed", pub_key[:12])
-        return removed
-
-    async def list_devices(self) -> list[Device]:
-        """Every approved device, oldest first."""
-        rows = await self._fetchall(
-            "SELECT pub_key, name, approved_at, last_seen FROM devices ORDER BY approved_at"
-        )
-        return [Device(*row) for row in rows]
-
-    async def is_approved(self, pub_key: str) -> bool:
-        """True if ``pub_key`` is approved."""
-        row = await self._fetchone("SELECT 1 FROM devices WHERE pub_key = ?", (pub_key,))
-        return row is not None
-
-    async def touch_device(self, pub_key: str) -> None:
-        """Record that the device was just seen."""
-        when = now_ms()
-        await self.write(lambda conn: conn.execute(
-            "UPDATE devices SET last_seen = ? WHERE pub_key = ?", (when, pub_key)))
-
-    # episodic log
-
-    async def append_message(
-        self, session_id: str, role: str, content: str, device_key: str | None = None
-    ) -> StoredMessage:
-        """Append one message; it is durable when this returns."""
-        def append(conn: Any) -> StoredMessage:
-            # Strictly increasing, so ``sync_<ts>`` ids are unique and ordering is total
-            # (read and set on the writer thread only).
-            ts = max(now_ms(), self._last_ts + 1)
-            cur = conn.execute(
-                "INSERT INTO messages (session_id, role, content, timestamp, device_key) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (session_id, role, content, ts, device_key),
-            )
-            self._last_ts = ts
-            return StoredMessage(int(cur.lastrowid), session_id, role, content, ts)
-
-        return await self.write(append)
-
-    async def messages_after(
-        self, session_id: str, after_ts: int, *, all_roles: bool = False, limit: int = 500
-    ) -> list[StoredMessage]:
-        """Messages of a session newer than ``after_ts``, oldest first."""
-        role_clause = "" if all_roles else " AND role = 'assistant'"
-        rows = await self._fetchall(
-            "SELECT id, session_id, role, content, timestamp FROM messages "  # noqa: S608
-            f"WHERE session_id = ? AND timestamp > ?{role_clause} "  # role_clause is a constant
-            "ORDER BY timestamp LIMIT ?",
-            (session_id, after_ts, limit),
-        )
-        return [StoredMessage(*row) for row in rows]
-
-    async def recent_messages(self, session_id: str, limit: int) -> list[StoredMessage]:
-        """The last ``limit`` user/assistant messages of a session, oldest first."""
-        rows = await self._fetchall(
-            "SELECT id, session_id, role, content, timestamp FROM messages "
-            "WHERE session_id = ? AND role IN ('user', 'assistant') "
-            "ORDER BY timestamp DESC LIMIT ?",
-            (session_id, limit),
-        )
-        return [StoredMessage(*row) for row in reversed(rows)]
 
     async def vec_version(self) -> str:
         """The loaded sqlite-vec version (proves the extension is there)."""

@@ -60,11 +60,15 @@ async def test_partial_answer_logged_on_cancel(tmp_path: Path) -> None:
         chat = ChatService(db, provider, system_prompt="SYS", context_messages=20,
                            n_ctx=4096, max_tokens=64)
 
+        first = asyncio.Event()
+
         async def consume() -> None:
-            await turn(chat, "s", "go")
+            async with aclosing(chat.reply("s", "go")) as stream:
+                async for _ in stream:
+                    first.set()
 
         task = asyncio.create_task(consume())
-        await asyncio.sleep(0.12)
+        await asyncio.wait_for(first.wait(), 30)  # a piece reached the phone: cancel now
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -1,0 +1,65 @@
+"""The ``messages`` table: the episodic log of every session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from nekoni_edge.store.access import Access, now_ms
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One entry of the episodic log."""
+
+    id: int
+    session_id: str
+    role: str
+    content: str
+    timestamp: int
+
+
+class MessageLog(Access):
+    """Append to and read the log; timestamps are strictly increasing."""
+
+    _last_ts = 0  # the newest timestamp written (read and set on the writer thread only)
+
+    async def append_message(
+        self, session_id: str, role: str, content: str, device_key: str | None = None
+    ) -> StoredMessage:
+        """Append one message; it is durable when this returns."""
+        def append(conn: Any) -> StoredMessage:
+            # Strictly increasing, so ``sync_<ts>`` ids are unique and ordering is total.
+            ts = max(now_ms(), self._last_ts + 1)
+            cur = conn.execute(
+                "INSERT INTO messages (session_id, role, content, timestamp, device_key) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, role, content, ts, device_key),
+            )
+            self._last_ts = ts
+            return StoredMessage(int(cur.lastrowid), session_id, role, content, ts)
+
+        return await self.write(append)
+
+    async def messages_after(
+        self, session_id: str, after_ts: int, *, all_roles: bool = False, limit: int = 500
+    ) -> list[StoredMessage]:
+        """Messages of a session newer than ``after_ts``, oldest first."""
+        role_clause = "" if all_roles else " AND role = 'assistant'"
+        rows = await self._fetchall(
+            "SELECT id, session_id, role, content, timestamp FROM messages "  # noqa: S608
+            f"WHERE session_id = ? AND timestamp > ?{role_clause} "  # role_clause is a constant
+            "ORDER BY timestamp LIMIT ?",
+            (session_id, after_ts, limit),
+        )
+        return [StoredMessage(*row) for row in rows]
+
+    async def recent_messages(self, session_id: str, limit: int) -> list[StoredMessage]:
+        """The last ``limit`` user/assistant messages of a session, oldest first."""
+        rows = await self._fetchall(
+            "SELECT id, session_id, role, content, timestamp FROM messages "
+            "WHERE session_id = ? AND role IN ('user', 'assistant') "
+            "ORDER BY timestamp DESC LIMIT ?",
+            (session_id, limit),
+        )
+        return [StoredMessage(*row) for row in reversed(rows)]
