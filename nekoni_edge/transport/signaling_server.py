@@ -23,7 +23,10 @@ from nekoni_edge.transport.peers import PeerManager
 _LOGGER = logging.getLogger(__name__)
 
 # Refusals that count towards a key's or address's block (PROTOCOL.md: edge limits).
-_COUNTED_FAILURES = frozenset({"INVALID_SIGNATURE", "STALE_TIMESTAMP", "NOT_APPROVED"})
+# Malformed frames count too: a client that sends them repeatedly (crafted to cost the parser)
+# is no phone.
+_COUNTED_FAILURES = frozenset({"INVALID_SIGNATURE", "STALE_TIMESTAMP", "NOT_APPROVED",
+                               "INVALID_MESSAGE"})
 CLOSE_WAIT_S = 1.0  # the close handshake is one LAN round trip; a silent peer gets no more
 FULL_WARNING_EVERY_S = 60.0  # a crowd fills the lobby over and over: one line a minute
 

@@ -360,3 +360,15 @@ async def test_one_paired_phone_cannot_push_another_out(daemon: Daemon) -> None:
         finally:
             for client in crowd:
                 await client.close()
+
+
+async def test_malformed_frames_before_join_are_counted(daemon: Daemon) -> None:
+    """Crafted frames cost the box parsing and were never counted: the sender could go on."""
+    crafted = "[" * 33 + '"' + '\\"' * 2000
+    async with aiohttp.ClientSession() as http, \
+            http.ws_connect(f"ws://127.0.0.1:{daemon.port}/signal") as ws:
+        codes = []
+        for _ in range(6):
+            await ws.send_str(crafted)
+            codes.append(json.loads((await ws.receive()).data)["code"])
+    assert codes == ["INVALID_MESSAGE"] * 5 + ["RATE_LIMITED"]
