@@ -87,19 +87,17 @@ async def sqlite_vec_search(vectors: Any, queries: Any, k: int) -> tuple[list[fl
 
     with tempfile.TemporaryDirectory() as tmp:
         async with await Database.open(Path(tmp) / "bench.sqlite") as db:
-            async with db.transaction() as conn:
-                await conn.executemany(
-                    "INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)",
-                    ((i + 1, pack(v)) for i, v in enumerate(vectors.tolist())),
-                )
+            rows = [(i + 1, pack(v)) for i, v in enumerate(vectors.tolist())]
+            await db.write(lambda conn: conn.executemany(
+                "INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)", rows))
             times, results = [], []
             for q in queries.tolist():
                 started = time.perf_counter()
-                rows = await db.execute_sql(
+                found = await db.execute_sql(
                     "SELECT rowid FROM vec_chunks WHERE embedding MATCH ? AND k = ?",
                     (pack(q), k))
                 times.append(time.perf_counter() - started)
-                results.append({r[0] - 1 for r in rows})
+                results.append({r[0] - 1 for r in found})
     return times, results
 
 

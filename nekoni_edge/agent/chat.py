@@ -15,7 +15,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from nekoni_edge.agent import answer
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
@@ -34,6 +34,7 @@ WORKING_MEMORY = 50
 MAX_SESSIONS_IN_MEMORY = 100
 TEMPLATE_TOKENS = 8  # a chat template's tokens around each message
 
+T = TypeVar("T")
 Approver = Callable[[str, dict[str, Any]], Awaitable[bool]]
 
 
@@ -100,6 +101,7 @@ class ChatService:
         self.tracer = tracer or Tracer(db)
         self._memory: OrderedDict[str, deque[dict[str, Any]]] = OrderedDict()
         self._windows: OrderedDict[str, _Window] = OrderedDict()
+        self._system_tokens: int | None = None
         self.last_stats: TurnStats | None = None
 
     @property
@@ -108,22 +110,14 @@ class ChatService:
 
     def working_memory(self, session_id: str) -> deque[dict[str, Any]]:
         """nekoni's working memory: the session's recent typed entries, bounded."""
-        memory = self._memory.pop(session_id, None) or deque(maxlen=WORKING_MEMORY)
-        self._memory[session_id] = memory
-        while len(self._memory) > MAX_SESSIONS_IN_MEMORY:
-            self._memory.popitem(last=False)
-        return memory
+        return _recent(self._memory, session_id, lambda: deque(maxlen=WORKING_MEMORY))
 
     def _remember(self, session_id: str, kind: str, content: Any) -> None:
         self.working_memory(session_id).append({"type": kind, "content": content,
                                                 "timestamp": now_ms()})
 
     def _window(self, session_id: str) -> _Window:
-        window = self._windows.pop(session_id, None) or _Window()
-        self._windows[session_id] = window
-        while len(self._windows) > MAX_SESSIONS_IN_MEMORY:
-            self._windows.popitem(last=False)
-        return window
+        return _recent(self._windows, session_id, _Window)
 
     async def build_context(self, session_id: str, turn: StoredMessage | None = None,
                             form: str | None = None) -> list[ChatTurn]:
@@ -139,9 +133,10 @@ class ChatService:
         history = [m for m in await self._db.recent_messages(session_id,
                                                               self._context_messages)
                    if m.id >= window.first_id]
-        budget = self._n_ctx - self._max_tokens
-        if self._provider is not None:
-            budget -= await self._provider.count_tokens(self._system_prompt)
+        if self._system_tokens is None:  # the prompt is static: counted once
+            self._system_tokens = (await self._provider.count_tokens(self._system_prompt)
+                                   if self._provider is not None else 0)
+        budget = self._n_ctx - self._max_tokens - self._system_tokens
         costs = [await self._cost(window, m) for m in history]
         if len(history) >= self._context_messages or sum(costs) > budget:
             # Drop the oldest until half the count and half the budget are free.
@@ -302,7 +297,7 @@ class ChatService:
             return []
         started = time.monotonic()
         scores = self.router.scores(vector)
-        routes = self.router.route(vector)
+        routes = self.router.choose(scores)
         await self.tracer.emit(session_id, "route", {
             "durationMs": _ms(started), "threshold": self.router.threshold,
             "chosen": [r.tool.name for r in routes],
@@ -395,6 +390,18 @@ async def _checked_call(tool: Tool, arguments: Any, approve: Approver | None) ->
     if tool.requires_approval and not (approve is not None and await approve(tool.name, args)):
         raise ToolError(f"the owner did not approve {tool.name}")
     return await tool.execute(args)
+
+
+def _recent(sessions: OrderedDict[str, T], session_id: str, make: Callable[[], T]) -> T:
+    """The session's entry, made if missing and marked most recent; the least recent beyond
+    MAX_SESSIONS_IN_MEMORY are dropped."""
+    entry = sessions.pop(session_id, None)
+    if entry is None:
+        entry = make()
+    sessions[session_id] = entry
+    while len(sessions) > MAX_SESSIONS_IN_MEMORY:
+        sessions.popitem(last=False)
+    return entry
 
 
 def _ms(started: float) -> int:

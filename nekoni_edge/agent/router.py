@@ -41,16 +41,19 @@ class ToolRouter:
         self.threshold = threshold
         self._examples: list[tuple[Tool, str]] = []
         self._matrix: np.ndarray | None = None  # examples' unit vectors, one row each
+        self._tool_count = 0
 
     async def prepare(self, embed: Embed) -> None:
         """Embed the examples once per set of tools (plain numbers after: the embedder may
-        unload); a tool registered later is embedded on the next request."""
+        unload); a tool registered later is embedded on the next request (a registry only
+        grows, so its size tells)."""
+        if self._matrix is not None and self._tool_count == len(self.tools):
+            return
         examples = [(tool, example) for tool in self.tools
                     for example in (tool.examples or (tool.description,))]
-        if self._matrix is not None and examples == self._examples:
-            return
         vectors = await embed([example for _, example in examples]) if examples else [[]]
         self._examples = examples
+        self._tool_count = len(self.tools)
         self._matrix = np.asarray(vectors, dtype=np.float32)
 
     def scores(self, vector: Sequence[float]) -> dict[str, tuple[float, str]]:
@@ -68,7 +71,11 @@ class ToolRouter:
 
     def route(self, vector: Sequence[float]) -> list[Route]:
         """The tools to run for this request, best first (none below the threshold)."""
-        ranked = sorted(self.scores(vector).items(), key=lambda item: -item[1][0])
+        return self.choose(self.scores(vector))
+
+    def choose(self, scores: dict[str, tuple[float, str]]) -> list[Route]:
+        """The tools to run given each tool's ``scores`` (from ``scores()``)."""
+        ranked = sorted(scores.items(), key=lambda item: -item[1][0])
         chosen: list[Route] = []
         for name, (score, example) in ranked[:MAX_TOOLS]:
             if score < self.threshold or (chosen and score < chosen[0].score -

@@ -42,11 +42,6 @@ class Tool:
     # does not, the fact itself is shown under the answer.
     essential: Callable[[Any], str] | None = None
 
-    @property
-    def needs_arguments(self) -> bool:
-        """Required parameters: filled by a short constrained call when not extracted."""
-        return bool(self.parameters.get("required"))
-
     def fact(self, result: Any) -> str:
         """The result in plain words, as the answer prompt shows it."""
         if self.describe is not None:
@@ -93,10 +88,6 @@ class ToolRegistry:
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
-
-    @property
-    def names(self) -> list[str]:
-        return list(self._tools)
 
     def __len__(self) -> int:
         return len(self._tools)

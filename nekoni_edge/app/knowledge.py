@@ -6,7 +6,7 @@ import asyncio
 import logging
 from typing import Any
 
-from nekoni_edge.app.registry import Context, handles, report
+from nekoni_edge.app.registry import Context, handles
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.knowledge import KnowledgeBase
@@ -67,17 +67,13 @@ async def _ingest(ctx: Context, upload_id: str, filename: str, data: bytes) -> N
 
     try:
         result = await _knowledge(ctx).ingest(filename, data, progress)
-    except NekoniError as exc:
-        reply = exc.reply()
+    except Exception as exc:  # every failure is a rag_error for this upload: nekoni's apps
+        reply = exc.reply() if isinstance(exc, NekoniError) else None  # show no other error
         if reply is None:
-            report(ctx, "rag_upload_chunk", exc)
-            return
+            _LOGGER.exception("%s: ingest of %s failed", ctx.label, filename)
+            reply = {"type": "rag_error",
+                     "message": f"{filename}: could not be stored; see the box's log"}
         ctx.send({**reply, "uploadId": upload_id})
-        return
-    except Exception:
-        _LOGGER.exception("%s: ingest of %s failed", ctx.label, filename)
-        ctx.send({"type": "rag_error", "uploadId": upload_id,
-                  "message": f"{filename}: could not be stored; see the box's log"})
         return
     ctx.send({"type": "rag_upload_response", "docId": result.doc_id, "chunks": result.chunks,
               "filename": result.source})

@@ -89,7 +89,6 @@ class SessionStates:
     def __init__(self, budget_bytes: int) -> None:
         self.budget_bytes = budget_bytes
         self._states: OrderedDict[str, tuple[Any, int]] = OrderedDict()
-        self.evicted = 0
 
     @property
     def used_bytes(self) -> int:
@@ -105,7 +104,6 @@ class SessionStates:
         self._states[session] = (state, size)
         while self.used_bytes > self.budget_bytes:
             gone, _ = self._states.popitem(last=False)
-            self.evicted += 1
             _LOGGER.info("model state of session %s dropped (budget %d MiB)", gone,
                          self.budget_bytes // 2**20)
 
@@ -178,7 +176,7 @@ class LlamaProvider:
         def load() -> Any:
             from llama_cpp import Llama  # noqa: PLC0415 - heavy; only the adapter imports it
 
-            return Llama(
+            llm = Llama(
                 model_path=str(path),
                 n_threads=n_threads,
                 n_ctx=n_ctx,
@@ -187,9 +185,11 @@ class LlamaProvider:
                 verbose=False,
                 **kv_cache_options(kv_cache_type, n_batch),
             )
+            # At start, not in the first answer: a scan of the whole vocabulary (~0.1 s here).
+            return llm, forbidden_tokens(llm)
 
         try:
-            llm = await asyncio.get_running_loop().run_in_executor(executor, load)
+            llm, forbidden = await asyncio.get_running_loop().run_in_executor(executor, load)
         except Exception as exc:
             executor.shutdown(wait=False)
             raise ModelUnavailable(f"llama.cpp could not load {path}: {exc}") from exc
@@ -197,8 +197,10 @@ class LlamaProvider:
             "model %s loaded in %.2f s (n_ctx=%d, n_threads=%d, KV cache %s)",
             path.name, time.monotonic() - started, n_ctx, n_threads, kv_cache_type,
         )
-        return cls(llm, path, temperature=temperature, executor=executor,
-                   state_budget_bytes=state_budget_bytes)
+        provider = cls(llm, path, temperature=temperature, executor=executor,
+                       state_budget_bytes=state_budget_bytes)
+        provider._no_brace = forbidden
+        return provider
 
     @property
     def queue_depth(self) -> int:
@@ -216,13 +218,8 @@ class LlamaProvider:
     def _plain_text_processor(self) -> Any:
         """A logits processor that forbids every token containing '{' or a code fence (built
         once): JSON, and so a tool call, cannot start, and a household answer loses nothing."""
-        if self._no_brace is None:
-            import numpy as np  # noqa: PLC0415
-
-            llm = self._llm
-            banned = [i for i in range(llm.n_vocab())
-                      if _opens_code(llm.detokenize([i], special=False))]
-            self._no_brace = np.asarray(banned, dtype=np.intp)
+        if self._no_brace is None:  # a provider made around an already loaded model
+            self._no_brace = forbidden_tokens(self._llm)
         no_brace = self._no_brace
 
         def forbid(_ids: Any, scores: Any) -> Any:
@@ -405,8 +402,13 @@ class LlamaProvider:
         _LOGGER.info("model %s unloaded", self.name)
 
 
-def _opens_code(piece: bytes) -> bool:
-    return b"{" in piece or b"```" in piece
+def forbidden_tokens(llm: Any) -> Any:
+    """The vocabulary's tokens that contain '{' or a code fence (blocking: worker thread)."""
+    import numpy as np  # noqa: PLC0415
+
+    pieces = (llm.detokenize([i], special=False) for i in range(llm.n_vocab()))
+    return np.asarray([i for i, piece in enumerate(pieces) if b"{" in piece or b"```" in piece],
+                      dtype=np.intp)
 
 
 async def _wait_uncancellable(future: asyncio.Future[None]) -> None:

@@ -63,8 +63,6 @@ class PeerManager:
         nonce_factory: Callable[[], str] = lambda: b64url_encode(secrets.token_bytes(32)),
     ) -> None:
         self._key = agent_key
-        self._db = db
-        self._chat = chat
         self._hello_timeout = hello_timeout
         self._nonce_factory = nonce_factory
         self.limiter = limiter or FailureLimiter()

@@ -68,10 +68,6 @@ class ChannelSession:
         return self._handshake.state is AgentState.READY
 
     @property
-    def peer_pub_key(self) -> str | None:
-        return self._handshake.peer_pub_key
-
-    @property
     def device_key(self) -> str | None:
         return self._handshake.peer_pub_key
 
@@ -131,7 +127,7 @@ class ChannelSession:
     def _on_ready(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        key = self.peer_pub_key or ""
+        key = self.device_key or ""
         _LOGGER.info("%s: authenticated device %s", self.label, key[:12])
         self.spawn(self._touch(key))
 
