@@ -132,3 +132,20 @@ async def test_q8_0_cache_loads_and_answers() -> None:
     finally:
         await provider.aclose()
     assert "".join(pieces).strip()
+
+
+async def test_plain_text_forbids_what_opens_json(llama_provider: LlamaProvider) -> None:
+    """The same prompt writes braces without the ban and none with it (the agent's answers
+    are always streamed with it)."""
+    prompt = [ChatTurn("system", "You only ever reply with JSON."),
+              ChatTurn("user", 'Reply with exactly this JSON and nothing else: {"ok": true}')]
+
+    async def answer(plain_text: bool) -> str:
+        async with aclosing(llama_provider.stream_chat(prompt, max_tokens=24,
+                                                       plain_text=plain_text)) as stream:
+            return "".join([piece async for piece in stream])
+
+    assert "{" in await answer(False)  # the model would: the test can fail
+    banned = await answer(True)
+    assert "{" not in banned
+    assert "```" not in banned
