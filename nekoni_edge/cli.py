@@ -593,8 +593,8 @@ async def _skills(args: argparse.Namespace) -> int:
         "create": {"type": "skill_create", "name": args.name if args.action == "create" else "",
                    "prompt": getattr(args, "prompt", ""),
                    "description": getattr(args, "description", "")},
-        "delete": {"type": "skill_delete", "skillId": getattr(args, "skill_id", "")},
-        "run": {"type": "skill_run", "skillId": getattr(args, "skill_id", "")},
+        "delete": {"type": "skill_delete", "id": getattr(args, "skill_id", "")},
+        "run": {"type": "skill_run", "id": getattr(args, "skill_id", "")},
     }
     replies = await _at_the_box(settings, messages[args.action])
     if replies is not None:
@@ -620,18 +620,31 @@ async def _skills(args: argparse.Namespace) -> int:
     return 0
 
 
+def _deleted(replies: list[dict[str, Any]]) -> int | None:
+    """A delete's answer: "not found" (exit 1) for an unknown id, else as ``_said``."""
+    if any(r.get("type") == "skill_error" and r.get("code") == "NOT_FOUND" for r in replies):
+        print("not found")
+        return 1
+    code = _said(replies, "", "", "")
+    if code is not None:
+        return code
+    print("deleted")
+    return 0
+
+
 def _print_skill_replies(action: str, replies: list[dict[str, Any]]) -> int:
-    code = _said(replies, "skill_delete_response" if action == "delete" else "", "deleted",
-                 "deleted")
+    if action == "delete":
+        return _deleted(replies)
+    code = _said(replies, "", "", "")
     if code is not None:
         return code
     if action == "create":
-        print(_reply(replies, "skill_response")["skill"]["skillId"])
+        print(_reply(replies, "skill_response")["skill"]["id"])
     elif action == "run":
         print(_reply(replies, "skill_run_response")["result"])
     else:
         for skill in _reply(replies, "skill_list_response")["skills"]:
-            print(f"{skill['skillId']}  {skill['name']}  {skill['prompt'][:60]!r}")
+            print(f"{skill['id']}  {skill['name']}  {skill['prompt'][:60]!r}")
     return 0
 
 
@@ -676,8 +689,9 @@ async def _cron(args: argparse.Namespace) -> int:
     }
     replies = await _at_the_box(settings, messages[args.action])
     if replies is not None:
-        code = _said(replies, "cron_delete_response" if args.action == "delete" else "",
-                     "deleted", "deleted")
+        if args.action == "delete":
+            return _deleted(replies)
+        code = _said(replies, "", "", "")
         if code is not None:
             return code
         if args.action == "create":

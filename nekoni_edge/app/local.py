@@ -5,6 +5,7 @@ for approvals."""
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Coroutine
 from typing import Any
 
@@ -30,7 +31,7 @@ class LocalDoor:
         self.label = label
         self.box = box
         self.closed = False
-        self.generations: dict[str, asyncio.Task[None]] = {}
+        self.generations: dict[str, deque[asyncio.Task[None]]] = {}
         self.approvals: dict[str, asyncio.Future[bool]] = {}
         self.uploads = UploadAssembler()
         self.replies: list[dict[str, Any]] = []

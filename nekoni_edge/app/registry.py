@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import logging
 import typing
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -46,7 +47,7 @@ class Context(Protocol):
     label: str
     box: Box
     closed: bool
-    generations: dict[str, asyncio.Task[None]]  # running chat turns by session
+    generations: dict[str, deque[asyncio.Task[None]]]  # chat turns by session, running first
     approvals: dict[str, asyncio.Future[bool]]  # tool approvals waiting for this door
     uploads: UploadAssembler
 

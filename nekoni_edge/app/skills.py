@@ -40,12 +40,14 @@ async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any
         return {"type": "skill_response", "skill": skill.wire()}
     if kind == "skill_update":
         return {"type": "skill_response",
-                "skill": (await store.update_skill(f.get("skillId"), f)).wire()}
+                "skill": (await store.update_skill(f.get("id"), f)).wire()}
     if kind == "skill_delete":
-        return {"type": "skill_delete_response",
-                "deleted": await store.delete_skill(f.get("skillId")), "skillId": f.get("skillId")}
+        # nekoni's apps drop the skill from their list on this reply: an unknown id is an error.
+        if not await store.delete_skill(f.get("id")):
+            raise SkillError(f"no skill {str(f.get('id'))[:64]!r}", not_found=True)
+        return {"type": "skill_delete_response", "id": f.get("id")}
     if kind == "skill_run":
-        skill = await store.skill(f.get("skillId"))
+        skill = await store.skill(f.get("id"))
         session = skill_session(skill)
         pieces: list[str] = []
         async with aclosing(run_skill(ctx.box.chat, skill)) as stream:
@@ -53,10 +55,13 @@ async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any
                 pieces.append(piece)
                 ctx.send({"type": "chunk", "content": piece, "sessionId": session})
         ctx.send({"type": "message_end", "sessionId": session})
-        return {"type": "skill_run_response", "skillId": skill.id,
+        return {"type": "skill_run_response", "id": skill.id,
                 "result": "".join(pieces).strip()}
     if kind == "cron_list":
-        return {"type": "cron_list_response", "jobs": [j.wire() for j in await store.jobs()]}
+        jobs = await store.jobs()
+        if f.get("skillId") is not None:  # nekoni's optional filter
+            jobs = [j for j in jobs if j.skill_id == f.get("skillId")]
+        return {"type": "cron_list_response", "jobs": [j.wire() for j in jobs]}
     if kind == "cron_create":
         job = await store.create_job(f.get("skillId"), f.get("cronExpression"),
                                      f.get("enabled", True))
@@ -64,6 +69,7 @@ async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any
     if kind == "cron_update":
         return {"type": "cron_response", "job": (await store.update_job(f.get("id"), f)).wire()}
     if kind == "cron_delete":
-        return {"type": "cron_delete_response", "deleted": await store.delete_job(f.get("id")),
-                "id": f.get("id")}
+        if not await store.delete_job(f.get("id")):
+            raise SkillError(f"no cron job {str(f.get('id'))[:64]!r}", not_found=True)
+        return {"type": "cron_delete_response", "id": f.get("id")}
     raise AssertionError(f"skill request {kind!r} parsed but not handled")  # SKILL_TYPES

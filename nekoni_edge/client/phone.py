@@ -267,6 +267,8 @@ class PhoneClient:
                     yield str(msg["content"])
                 return
             elif kind == "error":
+                if msg.get("sessionId") == session_id:
+                    await self.recv()  # the same failure in plain words, for nekoni's apps
                 raise ReplyError(str(msg.get("code")), str(msg.get("message")))
 
     async def request(self, message: dict[str, Any], expect: str) -> dict[str, Any]:

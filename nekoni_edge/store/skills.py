@@ -17,8 +17,14 @@ MAX_PROMPT = 4000
 class SkillError(NekoniError):
     """A skill or cron request was refused; the message says why."""
 
+    def __init__(self, message: str, *, not_found: bool = False) -> None:
+        super().__init__(message)
+        self.not_found = not_found
+
     def reply(self) -> dict[str, Any]:
-        return {"type": "skill_error", "message": str(self)}
+        # nekoni's apps read only ``message``; (edge) ``code`` tells tools what kind of refusal.
+        return {"type": "skill_error", "message": str(self),
+                "code": "NOT_FOUND" if self.not_found else "INVALID_REQUEST"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +36,8 @@ class Skill:
     created_at: int
 
     def wire(self) -> dict[str, Any]:
-        return {"skillId": self.id, "name": self.name, "description": self.description,
-                "prompt": self.prompt, "createdAt": self.created_at}
+        return {"id": self.id, "name": self.name, "prompt": self.prompt,
+                "description": self.description, "createdAt": self.created_at}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +104,7 @@ class SkillStore:
             "SELECT id, name, description, prompt, created_at FROM skills WHERE id = ?",
             (str(skill_id),))
         if not rows:
-            raise SkillError(f"no skill {str(skill_id)[:64]!r}")
+            raise SkillError(f"no skill {str(skill_id)[:64]!r}", not_found=True)
         return Skill(*rows[0])
 
     async def create_skill(self, name: object, prompt: object, description: object = None
@@ -141,7 +147,7 @@ class SkillStore:
         for job in await self.jobs():
             if job.id == job_id:
                 return job
-        raise SkillError(f"no cron job {str(job_id)[:64]!r}")
+        raise SkillError(f"no cron job {str(job_id)[:64]!r}", not_found=True)
 
     async def create_job(self, skill_id: object, expression: object, enabled: object = True,
                          now: int | None = None) -> CronJob:

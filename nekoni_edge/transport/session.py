@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import secrets
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -59,7 +60,7 @@ class ChannelSession:
         self._approval_timeout = approval_timeout
         self._tracing = False
         self._timer: asyncio.TimerHandle | None = None
-        self.generations: dict[str, asyncio.Task[None]] = {}
+        self.generations: dict[str, deque[asyncio.Task[None]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self.closed = False
 
@@ -199,6 +200,7 @@ class ChannelSession:
         for pending in self.approvals.values():
             if not pending.done():
                 pending.set_result(False)
-        for task in list(self.generations.values()):
-            task.cancel()
+        for turns in list(self.generations.values()):
+            for task in list(turns):
+                task.cancel()
         _LOGGER.info("%s: closed", self.label)

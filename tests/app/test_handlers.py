@@ -105,7 +105,7 @@ async def test_a_handler_that_raises_is_answered(box: Box, monkeypatch: pytest.M
     dispatch(door, m.parse(request_))
     await door.settle()
     assert door.replies, f"{area}: {request_['type']} was answered with silence"
-    [reply] = [r for r in door.replies if r.get("code") == "INTERNAL_ERROR"]
+    [reply] = [r for r in door.replies if r["type"] == "error" and r["code"] == "INTERNAL_ERROR"]
     assert reply["message"] == f"{request_['type']} failed on the box; see its log"
     assert any("boom" in (r.exc_text or "") or (r.exc_info and "boom" in str(r.exc_info[1]))
                for r in caplog.records), "logged once with its traceback"

@@ -22,20 +22,21 @@ async def test_skill_run_streams_its_answer(phone: PhoneClient, daemon: Daemon) 
                                    "prompt": "Say good morning in one short sentence."},
                                   "skill_response")
     skill = created["skill"]
-    assert set(skill) == {"skillId", "name", "description", "prompt", "createdAt"}
+    assert set(skill) == {"id", "name", "description", "prompt", "createdAt"}  # nekoni's shape
     listed = await phone.request({"type": "skill_list"}, "skill_list_response")
-    assert [s["skillId"] for s in listed["skills"]] == [skill["skillId"]]
+    assert [s["id"] for s in listed["skills"]] == [skill["id"]]
 
-    phone.send({"type": "skill_run", "skillId": skill["skillId"]})
+    phone.send({"type": "skill_run", "id": skill["id"]})
     received = await until(phone, ("skill_run_response", "skill_error"))
     chunks = [m for m in received if m["type"] == "chunk"]
     assert chunks
-    assert all(m["sessionId"] == f"skill:{skill['skillId']}" for m in chunks)
+    assert all(m["sessionId"] == f"skill:{skill['id']}" for m in chunks)
     result = received[-1]
     assert result["type"] == "skill_run_response"
+    assert result["id"] == skill["id"]
     assert result["result"] == "".join(m["content"] for m in chunks).strip()
     assert daemon.db is not None
-    logged = await daemon.db.messages_after(f"skill:{skill['skillId']}", 0, all_roles=True)
+    logged = await daemon.db.messages_after(f"skill:{skill['id']}", 0, all_roles=True)
     assert logged[0].content == skill["prompt"]  # episodic memory of the run
     assert logged[-1].role == "assistant"
 
@@ -43,22 +44,35 @@ async def test_skill_run_streams_its_answer(phone: PhoneClient, daemon: Daemon) 
 async def test_cron_over_the_channel(phone: PhoneClient) -> None:
     skill = (await phone.request({"type": "skill_create", "name": "S", "prompt": "Hi"},
                                  "skill_response"))["skill"]
-    job = (await phone.request({"type": "cron_create", "skillId": skill["skillId"],
+    job = (await phone.request({"type": "cron_create", "skillId": skill["id"],
                                 "cronExpression": "0 7 * * *"}, "cron_response"))["job"]
     assert job["enabled"] is True
     assert job["lastRun"] is None
     updated = await phone.request({"type": "cron_update", "id": job["id"], "enabled": False},
                                   "cron_response")
     assert updated["job"]["enabled"] is False
-    phone.send({"type": "cron_create", "skillId": skill["skillId"], "cronExpression": "soon"})
+    phone.send({"type": "cron_create", "skillId": skill["id"], "cronExpression": "soon"})
     error = await phone.recv()
     assert error["type"] == "skill_error"
     assert "invalid cron expression" in error["message"]
     listed = await phone.request({"type": "cron_list"}, "cron_list_response")
     assert [j["id"] for j in listed["jobs"]] == [job["id"]]
+    mine = await phone.request({"type": "cron_list", "skillId": skill["id"]},
+                               "cron_list_response")
+    assert [j["id"] for j in mine["jobs"]] == [job["id"]]
+    other = await phone.request({"type": "cron_list", "skillId": "sk_other"},
+                                "cron_list_response")
+    assert other["jobs"] == []
     deleted = await phone.request({"type": "cron_delete", "id": job["id"]},
                                   "cron_delete_response")
-    assert deleted["deleted"] is True
+    assert deleted == {"type": "cron_delete_response", "id": job["id"]}
+    phone.send({"type": "cron_delete", "id": job["id"]})
+    gone = await phone.recv()
+    assert gone["type"] == "skill_error"  # nekoni's apps would drop it from the list otherwise
+    assert gone["code"] == "NOT_FOUND"
+    removed = await phone.request({"type": "skill_delete", "id": skill["id"]},
+                                  "skill_delete_response")
+    assert removed == {"type": "skill_delete_response", "id": skill["id"]}
 
 
 async def test_traces_stream_to_subscribers(phone: PhoneClient) -> None:

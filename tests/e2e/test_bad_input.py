@@ -7,6 +7,7 @@ from contextlib import aclosing
 
 import pytest
 
+from nekoni_edge.app.chat import MAX_TURNS_PER_SESSION
 from nekoni_edge.client.phone import PhoneClient
 from nekoni_edge.daemon import Daemon
 
@@ -51,13 +52,35 @@ async def test_one_mebibyte_message(phone: PhoneClient, daemon: Daemon) -> None:
         assert "".join([p async for p in stream]).strip()
 
 
-async def test_busy_session_is_refused_not_queued(phone: PhoneClient) -> None:
+async def test_a_message_sent_while_one_streams_is_answered_after_it(
+        phone: PhoneClient) -> None:
+    # nekoni's apps send the next message while the last still streams (nekoni answers both).
     phone.send({"type": "message", "content": "Tell me a story.", "sessionId": "b"})
     phone.send({"type": "message", "content": "And another.", "sessionId": "b"})
-    kinds = []
-    while True:
-        msg = await phone.recv()
-        kinds.append(msg.get("code", msg["type"]))
-        if msg["type"] == "message_end":
-            break
-    assert "BUSY" in kinds
+    ends, pieces = 0, [[], []]
+    while ends < 2:
+        msg = await phone.recv(wait=60)
+        assert msg["type"] != "error", msg
+        if msg["type"] == "chunk":
+            pieces[ends].append(msg["content"])
+        elif msg["type"] in ("message_end", "message"):
+            ends += 1
+    assert all(pieces), "each message got its own streamed answer, one after the other"
+
+
+async def test_a_flood_of_one_session_is_told_in_words(phone: PhoneClient) -> None:
+    for n in range(MAX_TURNS_PER_SESSION + 1):
+        phone.send({"type": "message", "content": f"Count to {n}.", "sessionId": "f"})
+    refusal = await phone.recv(wait=60)
+    while refusal["type"] == "chunk":
+        refusal = await phone.recv(wait=60)
+    assert (refusal["type"], refusal["code"], refusal["sessionId"]) == ("error", "BUSY", "f")
+    words = await phone.recv(wait=60)
+    while words["type"] == "chunk":
+        words = await phone.recv(wait=60)
+    # what nekoni's apps show (they have no handler for ``error``)
+    assert words["type"] == "message"
+    assert words["content"].startswith("Please wait")
+    phone.send({"type": "cancel", "sessionId": "f"})
+    while (await phone.recv(wait=60)).get("cancelled") is not True:
+        pass

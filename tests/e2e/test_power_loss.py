@@ -109,8 +109,8 @@ async def skill_and_die(phone: PhoneClient, n: int, box: Box, rng: random.Random
     created = await phone.request({"type": "skill_create", "name": f"S{n}",
                                    "prompt": "Write a long poem about the sea."},
                                   "skill_response")
-    acked.add(created["skill"]["skillId"])
-    phone.send({"type": "skill_run", "skillId": created["skill"]["skillId"]})
+    acked.add(created["skill"]["id"])
+    phone.send({"type": "skill_run", "id": created["skill"]["id"]})
     await asyncio.sleep(rng.uniform(0, 1.0))
     box.kill()
 

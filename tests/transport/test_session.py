@@ -121,8 +121,11 @@ async def test_model_unavailable_is_an_error_reply(tmp_path: Path) -> None:
     try:
         await authenticate(session, wire, phone)
         session.on_message('{"content":"hi"}')
-        await first_reply(wire)
+        await first_reply(wire, lambda w: len(w.sent) >= 2)
         assert wire.sent[0]["code"] == "MODEL_UNAVAILABLE"
         assert "does not exist" in wire.sent[0]["message"]
+        # nekoni's apps have no handler for ``error``: the reason comes as a message too
+        assert wire.sent[1]["type"] == "message"
+        assert wire.sent[1]["content"].startswith("Sorry, I can't answer right now: model file")
     finally:
         await db.close()
