@@ -620,7 +620,7 @@ async def _skills(args: argparse.Namespace) -> int:
     return 0
 
 
-def _deleted(replies: list[dict[str, Any]]) -> int | None:
+def _deleted(replies: list[dict[str, Any]]) -> int:
     """A delete's answer: "not found" (exit 1) for an unknown id, else as ``_said``."""
     if any(r.get("type") == "skill_error" and r.get("code") == "NOT_FOUND" for r in replies):
         print("not found")
