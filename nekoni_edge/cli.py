@@ -101,6 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_settings_args(press)
     press.add_argument("--long", action="store_true", help="a long press: clear all pairings")
 
+    code = sub.add_parser("qr", help="show the QR code nekoni's apps scan to add this box "
+                                      "(on the box itself, while it runs)")
+    _add_settings_args(code)
+    code.add_argument("--app", choices=("mobile", "web"), default="mobile",
+                      help="which nekoni app scans it (default: mobile)")
+    code.add_argument("--png", type=Path, metavar="FILE", help="also write it as a PNG image")
+    code.add_argument("--text", action="store_true", help="print only the code's text")
+
     key = sub.add_parser("client-key", help="print this client's public key (to approve it)")
     key.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
 
@@ -323,6 +331,36 @@ async def _press(args: argparse.Namespace) -> int:
         return 1
     print(answer)
     return 0 if answer == "ok" else 1
+
+
+async def _qr(args: argparse.Namespace) -> int:
+    from nekoni_edge import qr  # noqa: PLC0415
+    from nekoni_edge.pairing.control import send_request  # noqa: PLC0415
+
+    settings = _settings(args)
+    try:  # the box's ports and addresses are the running daemon's
+        replies = await send_request(settings.control_path, {"type": "pair_code",
+                                                             "app": args.app})
+    except (OSError, ValueError) as exc:
+        print(f"error: the box is not running (no daemon at {settings.control_path}: {exc}); "
+              "start it first", file=sys.stderr)
+        return 1
+    if (refusal := _refused(replies)) is not None:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    text = str(_reply(replies, "pair_code_response")["text"])
+    if args.text:
+        print(text)
+        return 0
+    inverted = args.app == "web"  # nekoni's web app reads only light-on-dark codes
+    if args.png is not None:
+        await asyncio.to_thread(qr.png, text, args.png, inverted=inverted)
+        print(f"(written to {args.png})", file=sys.stderr)
+    print(qr.terminal(text))
+    print(f"Scan this with nekoni's {args.app} app (Add agent), then press the box's button.")
+    if args.app == "web":
+        print("The web app's scanner reads light-on-dark codes: use --png, or the box's page.")
+    return 0
 
 
 async def _client_key_cmd(args: argparse.Namespace) -> int:
@@ -798,7 +836,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
     setup_logging(args.log_level or ("INFO" if args.command == "serve" else "WARNING"))
     handlers = {"serve": _serve, "demo": _demo, "chat": _chat, "devices": _devices,
                 "client-key": _client_key_cmd, "pair": _pair, "discover": _discover,
-                "press": _press, "ingest": _ingest, "docs": _docs, "ask": _ask,
+                "press": _press, "qr": _qr, "ingest": _ingest, "docs": _docs, "ask": _ask,
                 "config": _config, "doctor": _doctor, "identity": _identity,
                 "skills": _skills, "cron": _cron, "traces": _traces}
     import aiohttp  # noqa: PLC0415

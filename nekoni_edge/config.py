@@ -36,6 +36,9 @@ class Settings:
     tls: str = "auto"
     # With TLS on a LAN address: plain HTTP on 127.0.0.1 too, for local tools (0: any free port).
     loopback_port: int = 8471
+    # With TLS on a LAN address: plain HTTP/WS for nekoni's mobile app, which cannot trust a
+    # self-signed certificate; only /api and /signal, never the page (-1: off, 0: any free port).
+    app_port: int = 8472
     agent_name: str = "nekoni-edge"
     model_path: Path | None = None  # None: the embedded default GGUF
     n_threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
@@ -118,6 +121,8 @@ class Settings:
         for name in ("port", "loopback_port"):
             if not 0 <= getattr(self, name) <= 65535:
                 raise ConfigError(name, f"{getattr(self, name)} is not a TCP port")
+        if not -1 <= self.app_port <= 65535:
+            raise ConfigError("app_port", f"{self.app_port} is not a TCP port (or -1: off)")
         if self.tls not in ("auto", "on", "off"):
             raise ConfigError("tls", f"{self.tls!r} is not 'auto', 'on' or 'off'")
         for name in ("n_threads", "n_ctx", "n_batch", "max_tokens", "context_messages", "rag_top_k",

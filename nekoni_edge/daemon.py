@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import logging
 import os
 import signal
@@ -15,13 +16,13 @@ from typing import Any
 
 from aiohttp import web
 
-from nekoni_edge import __version__, tls, webpage
+from nekoni_edge import __version__, qr, tls, webpage
 from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.agent.tools import ToolRegistry
 from nekoni_edge.app import local
 from nekoni_edge.config import Settings
-from nekoni_edge.discovery import Advertiser
+from nekoni_edge.discovery import Advertiser, current_addresses
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.identity import load_or_create_key
 from nekoni_edge.llm.provider import ModelProvider
@@ -38,6 +39,7 @@ from nekoni_edge.store.database import Database, now_ms
 from nekoni_edge.store.knowledge import KnowledgeStore
 from nekoni_edge.store.skills import Skill, SkillStore
 from nekoni_edge.traces import Tracer
+from nekoni_edge.transport.cors import cors
 from nekoni_edge.transport.ice import pin_host_addresses
 from nekoni_edge.transport.peers import PeerManager
 from nekoni_edge.transport.signaling_server import SignalingEndpoint
@@ -107,6 +109,8 @@ class Daemon:
         self.scheduler: Scheduler | None = None
         self.port = 0
         self.loopback_port: int | None = None
+        self.app_port: int | None = None
+        self._app_runner: web.AppRunner | None = None
         self.certificate: tls.Certificate | None = None
         self.pub_key = ""
         self.room_id = ""
@@ -132,18 +136,15 @@ class Daemon:
             self.peers = PeerManager(key, self.db, self.chat, limiter=limiter,
                                      max_upload_bytes=s.rag_max_file_bytes,
                                      vanish_after_s=s.vanish_after_s)
-            self.signaling = SignalingEndpoint(
-                key, self.agent_id, self.room_id, self.db, self.peers
-            )
             self.pairing = PairingService(
                 self.db, led=self._make_led(), limiter=limiter,
                 on_window_changed=self._on_window_changed, on_revoke=self.peers.revoke,
             )
-            app = web.Application(client_max_size=64 * 1024)
-            app.router.add_get(SIGNAL_PATH, self.signaling.handle)
-            app.router.add_get("/api/info", self._info)
-            app.router.add_post("/api/pair", self.pairing.handle_pair)
-            app.router.add_get("/api/pair/status", self.pairing.handle_status)
+            self.signaling = SignalingEndpoint(
+                key, self.agent_id, self.room_id, self.db, self.peers,
+                is_waiting=self.pairing.is_waiting,
+            )
+            app = self._api()
             webpage.add_routes(app)
             self._runner = web.AppRunner(app, access_log=None, keepalive_timeout=HTTP_IDLE_S)
             await self._runner.setup()
@@ -151,6 +152,7 @@ class Daemon:
             self.pairing.start()
             self._start_button()
             box = self.peers.box
+            box.pair_code = self.pair_code
 
             async def requests(obj: dict[str, Any]) -> list[dict[str, Any]]:
                 return await local.request(box, obj)
@@ -174,6 +176,18 @@ class Daemon:
             provider.name if provider else "none", time.monotonic() - started,
         )
 
+    def _api(self) -> web.Application:
+        """What phones use: signaling and ``/api/*`` (with CORS for nekoni's web app)."""
+        assert self.signaling is not None  # noqa: S101
+        assert self.pairing is not None  # noqa: S101
+        app = web.Application(client_max_size=64 * 1024, middlewares=[cors])
+        app.router.add_get(SIGNAL_PATH, self.signaling.handle)
+        app.router.add_get("/api/info", self._info)
+        app.router.add_post("/api/pair", self.pairing.handle_pair)
+        app.router.add_get("/api/pair/status", self.pairing.handle_status)
+        app.router.add_get("/api/pair/qr", self._qr)
+        return app
+
     async def _listen(self) -> None:
         """The LAN listener (HTTPS unless told otherwise), and plain HTTP on loopback beside it."""
         s = self.settings
@@ -191,6 +205,16 @@ class Daemon:
                 web.TCPSite(self._runner, "127.0.0.1", s.loopback_port)
             )
             _LOGGER.info("plain HTTP for local tools on 127.0.0.1:%d", self.loopback_port)
+        if context is not None and s.app_port >= 0:
+            # nekoni's mobile app cannot trust the certificate; the channel it opens is bound
+            # by the signed SDP all the same (SECURITY.md: the plain app port).
+            self._app_runner = web.AppRunner(self._api(), access_log=None,
+                                             keepalive_timeout=HTTP_IDLE_S)
+            await self._app_runner.setup()
+            self.app_port = await _start_site(web.TCPSite(self._app_runner, s.host,
+                                                          s.app_port))
+            _LOGGER.info("plain HTTP/WS for nekoni's mobile app on %s:%d (API and signaling "
+                         "only)", s.host, self.app_port)
 
     async def _load_embedder(self) -> tuple[TextEmbedder | None, str | None]:
         """The embedder, for retrieval and the tool router; None (and why) if neither is on."""
@@ -300,6 +324,47 @@ class Daemon:
     async def _info(self, request: web.Request) -> web.Response:
         return web.json_response(self.info(own_host(request, self.port), secure=request.secure))
 
+    def lan_address(self) -> str:
+        """The address a phone on the LAN reaches the box at (for the pairing code)."""
+        s = self.settings
+        if s.host not in ("0.0.0.0", "::", ""):  # noqa: S104 - comparing, not binding
+            return s.host
+        addresses = current_addresses(s.mdns_interfaces)
+        return addresses[0] if addresses else "127.0.0.1"
+
+    def pair_code(self, app: str, address: str | None = None) -> str:
+        """The text of the QR code nekoni's ``app`` ("web" or "mobile") scans to add the box.
+
+        The web app gets the port the box's page is on (HTTPS when TLS is on); the mobile app
+        the plain app port when there is one, since it cannot trust a self-signed certificate.
+        """
+        if app not in qr.APPS:
+            raise ValueError(f"app must be one of {', '.join(qr.APPS)}")
+        host = address or self.lan_address()
+        host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        main = qr.Endpoint(f"{host}:{self.port}", secure=self.certificate is not None)
+        endpoint = main
+        if app == "mobile" and self.app_port is not None:
+            endpoint = qr.Endpoint(f"{host}:{self.app_port}", secure=False)
+        return qr.pairing_text(
+            agent_pub_key=self.pub_key, room_id=self.room_id,
+            agent_name=self.settings.agent_name, endpoint=endpoint,
+            https=main if app == "web" and main.secure else None,
+        )
+
+    async def _qr(self, request: web.Request) -> web.Response:
+        """``GET /api/pair/qr?app=web|mobile``: the pairing code as SVG (the box's page)."""
+        app = request.query.get("app", "web")
+        if app not in qr.APPS:
+            raise web.HTTPBadRequest(text=f"app must be one of {', '.join(qr.APPS)}")
+        address = own_host(request, self.port).rpartition(":")[0].strip("[]")
+        if ipaddress.ip_address(address).is_loopback:
+            address = self.lan_address()  # asked on the box itself: what a phone would use
+        text = self.pair_code(app, address)
+        body = await asyncio.to_thread(qr.svg, text, inverted=app == "web")
+        return web.Response(text=body, content_type="image/svg+xml",
+                            headers={"Cache-Control": "no-store"})
+
     async def stop(self) -> None:
         """Stop in reverse order; safe to call twice."""
         if self.advertiser is not None:
@@ -316,6 +381,9 @@ class Daemon:
         if self.scheduler is not None:
             await self.scheduler.stop()
             self.scheduler = None
+        if self._app_runner is not None:
+            await self._app_runner.cleanup()
+            self._app_runner = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -79,6 +79,15 @@ class SignalingError(RemoteProtocolError):
         self.message = message
 
 
+class PendingApproval(SignalingError):
+    """A join from a key whose pair request waits for the button: not a failure (nekoni's apps
+    retry every ~3 s until let in), answered and closed."""
+
+    def __init__(self) -> None:
+        super().__init__("PENDING_APPROVAL", "waiting for the owner to press the button on "
+                                             "the box; this device can join once approved")
+
+
 class NotApproved(SignalingError):
     """An offer was signed by a key that is not paired with this box."""
 

@@ -63,3 +63,12 @@ class FailureLimiter:
                 _LOGGER.warning("blocking %s for %.0f s after %d failures",
                                 ident[:24], self.block_s, self.max_failures)
         return blocked
+
+    def forgive(self, *idents: str | None) -> None:
+        """Lift any block and forget the failures of ``idents`` (the owner vouched for them)."""
+        for ident in idents:
+            if ident is None:
+                continue
+            if self._blocked.pop(ident, None) is not None:
+                _LOGGER.info("unblocking %s: the owner approved it", ident[:24])
+            self._failures.pop(ident, None)

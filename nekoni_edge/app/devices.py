@@ -1,8 +1,10 @@
-"""Paired devices: list them, revoke one (its channels and peer connections close at once)."""
+"""Paired devices: list them, revoke one (its channels and peer connections close at once),
+rename one; and the pairing code that adds one."""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from nekoni_edge.app.registry import Context, handles
 from nekoni_edge.protocol import messages as m
@@ -34,3 +36,11 @@ async def device_rename(ctx: Context, message: m.DeviceRename) -> m.DeviceRename
         "UPDATE devices SET name = ? WHERE pub_key = ?",
         (message.name, message.pub_key)).rowcount == 1)
     return m.DeviceRenameResponse(renamed, message.pub_key, message.name)
+
+
+@handles(m.PairCode)
+def pair_code(ctx: Context, message: m.PairCode) -> m.PairCodeResponse | dict[str, Any]:
+    """What ``nekoni-edge qr`` prints and the box's page draws (public: mDNS tells the same)."""
+    if ctx.box.pair_code is None:
+        return m.error_reply("NOT_AVAILABLE", "this box is not serving, so no app can pair")
+    return m.PairCodeResponse(message.app, ctx.box.pair_code(message.app))

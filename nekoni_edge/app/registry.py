@@ -39,6 +39,8 @@ class Box:
     chat: ChatService
     # Forget a key and close every channel and peer connection it has; returns how many.
     revoke: Callable[[str], Awaitable[int]]
+    # The pairing QR code's text for nekoni's web or mobile app (None: the box serves no LAN).
+    pair_code: Callable[[str], str] | None = None
 
 
 class Context(Protocol):

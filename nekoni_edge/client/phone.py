@@ -139,8 +139,9 @@ class PhoneClient:
                                         "deviceName": device_name})
         async with self._http.post(f"{self.base_url}/api/pair", json=body) as resp:
             answer: dict[str, Any] = await resp.json()
-        if resp.status != 200:
-            raise PairingRefused(str(answer.get("error")), str(answer.get("message")))
+        if resp.status != 200:  # an error, or a refusal (409): ``detail`` says why in words
+            raise PairingRefused(str(answer.get("error") or answer.get("status")),
+                                 str(answer.get("detail") or answer.get("message")))
         status = str(answer.get("status"))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait_s

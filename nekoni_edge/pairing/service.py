@@ -34,6 +34,33 @@ TICK_S = 1.0
 MAX_PAIR_BODY = 4096
 MAX_DEVICE_NAME = 64
 
+# What a person reads for each status (nekoni's apps show ``detail``). A refusal is an HTTP
+# error: nekoni's apps take any 2xx status for success.
+DETAIL = {
+    "already_approved": "This device is already paired with the box. You can connect now.",
+    "approved": "Paired. You can connect now.",
+    "pending_approval": "Now press the button on the box (within 2 minutes) to approve "
+                        "this device.",
+    "refused": "Two devices asked to pair at the same time, so neither was paired. "
+               "Wait a few minutes, then press the button on the box and try again.",
+    "not_paired": "This device is not paired with the box.",
+}
+STATUS_HTTP = {"refused": 409}
+RATE_LIMITED_DETAIL = "Too many failed attempts from this device or network. " \
+                      "Try again in 5 minutes."
+
+
+def status_response(status: str) -> web.Response:
+    """A pairing status as nekoni's apps read it: ``status``, and ``detail`` in words."""
+    return web.json_response({"status": status, "detail": DETAIL[status]},
+                             status=STATUS_HTTP.get(status, 200))
+
+
+def error_response(code: str, message: str, status: int) -> web.Response:
+    """A refused request: the box's ``error``/``message`` and nekoni's ``detail``."""
+    return web.json_response({"error": code, "message": message, "detail": message},
+                             status=status)
+
 
 class LedOutput(Protocol):
     """Something that can show an LED pattern (gpiozero, or a log line)."""
@@ -110,6 +137,9 @@ class PairingService:
         for action in actions:
             if isinstance(action, Approve):
                 await self._db.approve_device(action.pub_key, action.name)
+                # Its joins while it waited were answered as waiting, not counted; whatever
+                # else blocked it (a typo'd retry storm) the owner's press overrides.
+                self.limiter.forgive(action.pub_key, action.address)
                 _LOGGER.info("paired device %s (%s)", action.pub_key[:12], action.name or "-")
             elif isinstance(action, Revoke):
                 await self._db.remove_device(action.pub_key)
@@ -130,14 +160,17 @@ class PairingService:
                 message: str) -> web.Response:
         self.limiter.failure(request.remote, key, now=self._clock())
         _LOGGER.info("pair request from %s refused: %s", request.remote, code)
-        return web.json_response({"error": code, "message": message}, status=status)
+        return error_response(code, message, status)
+
+    def is_waiting(self, pub_key: str) -> bool:
+        """True while ``pub_key``'s pair request waits for the button."""
+        return self.window.is_waiting(pub_key, self._clock())
 
     async def handle_pair(self, request: web.Request) -> web.Response:
         """POST /api/pair {mobilePubKey, ts, deviceName?, sig}."""
         now = self._clock()
         if self.limiter.is_blocked(request.remote, now=now):
-            return web.json_response({"error": "RATE_LIMITED", "message": "try again later"},
-                                     status=429)
+            return error_response("RATE_LIMITED", RATE_LIMITED_DETAIL, 429)
         raw = await request.content.read(MAX_PAIR_BODY + 1)
         if len(raw) > MAX_PAIR_BODY:
             return self._refuse(request, None, 413, "TOO_LARGE", "request body too large")
@@ -153,8 +186,7 @@ class PairingService:
                                 "mobilePubKey must be 32 bytes of base64url")
         assert isinstance(key, str)  # noqa: S101
         if self.limiter.is_blocked(key, now=now):
-            return web.json_response({"error": "RATE_LIMITED", "message": "try again later"},
-                                     status=429)
+            return error_response("RATE_LIMITED", RATE_LIMITED_DETAIL, 429)
         # Until its signature verifies, a request only names a key: its failures count against
         # the address it came from, never against that key (a stranger would lock it out).
         if not verify_message(key, body):
@@ -170,9 +202,9 @@ class PairingService:
             return self._refuse(request, key, 400, "STALE_TIMESTAMP",
                                 "ts is more than 5 minutes from the box's clock")
         if await self._db.is_approved(key):
-            return web.json_response({"status": "already_approved"})
+            return status_response("already_approved")
         async with self._lock:
-            status, actions = self.window.request(key, name, self._clock())
+            status, actions = self.window.request(key, name, self._clock(), request.remote)
             await self._apply(actions)
             if status == "approved" and not any(isinstance(a, Approve) for a in actions) \
                     and not await self._db.is_approved(key):
@@ -180,7 +212,7 @@ class PairingService:
                 # replayed request (still fresh) must not read as approved.
                 status = "refused"
         _LOGGER.info("pair request from %s (key %s): %s", request.remote, key[:12], status)
-        return web.json_response({"status": status})
+        return status_response(status)
 
     async def handle_status(self, request: web.Request) -> web.Response:
         """GET /api/pair/status?mobilePubKey=…&ts=…&sig=… — asked by the key itself.
@@ -190,9 +222,7 @@ class PairingService:
         """
         key = request.query.get("mobilePubKey", "")
         if not is_valid_public_key(key):
-            return web.json_response({"error": "INVALID_REQUEST",
-                                      "message": "mobilePubKey must be a public key"},
-                                     status=400)
+            return error_response("INVALID_REQUEST", "mobilePubKey must be a public key", 400)
         try:
             ts = int(request.query.get("ts", ""))
         except ValueError:
@@ -205,5 +235,5 @@ class PairingService:
         # answer "not_paired" for a request that is being approved at that moment.
         async with self._lock:
             if await self._db.is_approved(key):
-                return web.json_response({"status": "approved"})
-            return web.json_response({"status": self.window.status(key, self._clock())})
+                return status_response("approved")
+            return status_response(self.window.status(key, self._clock()))

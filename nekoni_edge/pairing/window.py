@@ -42,10 +42,11 @@ class Led(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Approve:
-    """Store this key as approved."""
+    """Store this key as approved (and lift any block on it and the address it asked from)."""
 
     pub_key: str
     name: str
+    address: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +87,7 @@ class PairingWindow:
         self._deadline = 0.0
         self._key: str | None = None  # the waiting or approved key
         self._name = ""
+        self._address: str | None = None
         self._refused: OrderedDict[str, float] = OrderedDict()
 
     def _set_state(self, state: WindowState, why: str) -> None:
@@ -103,7 +105,7 @@ class PairingWindow:
         if self.state is WindowState.WAITING:
             assert self._key is not None  # noqa: S101 - set on the way into WAITING
             self._set_state(WindowState.APPROVED, "button pressed for a waiting request")
-            return [*actions, Approve(self._key, self._name), ShowLed(Led.SOLID)]
+            return [*actions, Approve(self._key, self._name, self._address), ShowLed(Led.SOLID)]
         if self.state is WindowState.APPROVED:
             return actions
         was_open = self.is_open
@@ -118,20 +120,21 @@ class PairingWindow:
         self._refused.clear()
         return [ClearAll(), ShowLed(Led.TRIPLE_FLASH), WindowChanged(False)]
 
-    def request(self, pub_key: str, name: str, now: float) -> tuple[str, list[Action]]:
+    def request(self, pub_key: str, name: str, now: float, address: str | None = None
+                ) -> tuple[str, list[Action]]:
         """A signed, fresh pair request from a key not yet approved; returns its status."""
         actions = self.tick(now)
         if self._refused.get(pub_key, 0.0) > now:
             return "refused", actions
         if self.state is WindowState.IDLE:
-            self._key, self._name = pub_key, name
+            self._key, self._name, self._address = pub_key, name, address
             self._deadline = now + self.window_s
             self._set_state(WindowState.WAITING, "request waiting for a press")
             return "pending_approval", [*actions, ShowLed(Led.FAST_BLINK), WindowChanged(True)]
         if self.state is WindowState.OPEN:
-            self._key, self._name = pub_key, name
+            self._key, self._name, self._address = pub_key, name, address
             self._set_state(WindowState.APPROVED, "request in an open window")
-            return "approved", [*actions, Approve(pub_key, name), ShowLed(Led.SOLID)]
+            return "approved", [*actions, Approve(pub_key, name, address), ShowLed(Led.SOLID)]
         if pub_key == self._key:
             status = "approved" if self.state is WindowState.APPROVED else "pending_approval"
             return status, actions
@@ -150,13 +153,18 @@ class PairingWindow:
         return [*actions, ShowLed(Led.TRIPLE_FLASH), WindowChanged(False)]
 
     def status(self, pub_key: str, now: float) -> str:
-        """The status of a key that is not in the approved list."""
-        self.tick(now)
+        """The status of a key that is not in the approved list (changes nothing: closing an
+        expired window is ``tick``'s, whose actions reach the LED and mDNS)."""
         if self._refused.get(pub_key, 0.0) > now:
             return "refused"
-        if pub_key == self._key and self.state is WindowState.WAITING:
+        if self.is_waiting(pub_key, now):
             return "pending_approval"
         return "not_paired"
+
+    def is_waiting(self, pub_key: str, now: float) -> bool:
+        """True while ``pub_key``'s request waits for a press."""
+        return (self.state is WindowState.WAITING and pub_key == self._key
+                and now < self._deadline)
 
     def tick(self, now: float) -> list[Action]:
         """Let time pass: close an expired window."""
@@ -167,6 +175,6 @@ class PairingWindow:
         return []
 
     def _close(self, why: str) -> None:
-        self._key, self._name = None, ""
+        self._key, self._name, self._address = None, "", None
         if self.state is not WindowState.IDLE:
             self._set_state(WindowState.IDLE, why)

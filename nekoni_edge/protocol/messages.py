@@ -91,6 +91,15 @@ class DeviceRename:
 
 
 @dataclass(frozen=True, slots=True)
+class PairCode:
+    """(edge) the text of the QR code nekoni's ``app`` ("web" or "mobile") scans."""
+
+    TYPE: ClassVar[str] = "pair_code"
+
+    app: str
+
+
+@dataclass(frozen=True, slots=True)
 class RagUploadStart:
     """Begin an upload; semantic limits are checked by the upload assembler."""
 
@@ -158,7 +167,8 @@ class ApprovalDecision:
 
 
 ClientMessage = (
-    Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | DeviceRename | RagUploadStart
+    Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | DeviceRename | PairCode
+    | RagUploadStart
     | RagUploadChunk
     | RagList | RagDelete | SkillRequest | TraceSubscription | ApprovalDecision
 )
@@ -249,6 +259,17 @@ class DeviceRenameResponse:
 
 
 @dataclass(frozen=True, slots=True)
+class PairCodeResponse:
+    """The pairing code's text: exactly the JSON nekoni's apps parse."""
+
+    app: str
+    text: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "pair_code_response", "app": self.app, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
 class RagDocument:
     """A stored document as ``rag_list_response`` shows it."""
 
@@ -292,7 +313,7 @@ class TraceSubscribed:
 
 
 Reply = (Pong | SyncResponse | DeviceListResponse | DeviceRemoveResponse | DeviceRenameResponse
-         | RagListResponse | RagDeleteResponse | TraceSubscribed)
+         | PairCodeResponse | RagListResponse | RagDeleteResponse | TraceSubscribed)
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:
@@ -411,6 +432,11 @@ def parse(obj: dict[str, Any]) -> ClientMessage:
         if not name:
             raise BadMessage("BAD_FIELD", "name must not be empty")
         return DeviceRename(_string(obj, "mobilePubKey", 64), name)
+    if msg_type == "pair_code":
+        app = obj.get("app", "mobile")
+        if app not in ("web", "mobile"):
+            raise BadMessage("BAD_FIELD", "app must be 'web' or 'mobile'")
+        return PairCode(app)
     if msg_type == "rag_upload_start":
         return RagUploadStart(_string(obj, "uploadId", 128), _string(obj, "filename", 1024),
                               _integer(obj, "totalChunks"))

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from nekoni_edge.errors import BadMessage, NotApproved, SignalingError
+from nekoni_edge.errors import BadMessage, NotApproved, PendingApproval, SignalingError
 from nekoni_edge.protocol import signaling as sig
 from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.protocol.messages import decode
@@ -43,8 +43,10 @@ class SignalingEndpoint:
         peers: PeerManager,
         clock_ms: Callable[[], int] = now_ms,
         clock: Callable[[], float] = time.monotonic,
+        is_waiting: Callable[[str], bool] = lambda _key: False,
     ) -> None:
         self._key = agent_key
+        self._is_waiting = is_waiting  # does this key's pair request wait for the button?
         self._pub_key = public_key_b64(agent_key)
         self.agent_id = agent_id
         self.room_id = room_id
@@ -86,8 +88,8 @@ class SignalingEndpoint:
                             now=self._clock(),
                         )
                     await ws.send_json(sig.error(exc.code, exc.message))
-                    if isinstance(exc, NotApproved):
-                        break  # a stranger has nothing more to say here; closing frees it now
+                    if isinstance(exc, NotApproved | PendingApproval):
+                        break  # nothing more to say here until approved; closing frees it now
                 except Exception:
                     if ws.closed:
                         break  # sent away from the lobby meanwhile: nobody to answer
@@ -170,6 +172,8 @@ class SignalingEndpoint:
             # Only paired keys enter the room (pairing is over /api/pair, never through it): a
             # crowd of strangers is sent away after one message each, their signatures proved.
             if not await self._db.is_approved(join.pub_key):
+                if self._is_waiting(join.pub_key):
+                    raise PendingApproval
                 raise NotApproved(join.pub_key)
             if ws.closed:
                 raise SignalingError("BUSY", "sent away while joining")  # by the lobby

@@ -170,6 +170,11 @@ async function main() {
       scheduleReconnect(detail || "connection lost");
     }
   });
+  // Drawn by the box when asked: the codes name the address this page reached it at.
+  $("apps-panel").ontoggle = () => {
+    if (!$("apps-panel").open) return;
+    for (const app of ["mobile", "web"]) $(`qr-${app}`).src = `/api/pair/qr?app=${app}`;
+  };
   $("pair-button").onclick = pair;
   $("chat-form").onsubmit = send;
   $("cancel").onclick = () => client.cancel(sessionId);

@@ -210,7 +210,10 @@ export class NekoniClient extends EventTarget {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
     const answer = await response.json();
-    if (!response.ok) throw new NekoniError(answer.error || "HTTP", answer.message || "refused");
+    if (!response.ok) {  // an error, or a refusal (409): detail says why in words
+      throw new NekoniError(answer.error || answer.status || "HTTP",
+                            answer.detail || answer.message || "refused");
+    }
     let status = answer.status;
     this.dispatchEvent(new CustomEvent("pairing", { detail: { status } }));
     const deadline = Date.now() + waitMs;
@@ -373,6 +376,7 @@ export class NekoniClient extends EventTarget {
 
   // Send a chat message; onChunk gets each streamed piece; resolves with the end message.
   async ask(content, sessionId, onChunk) {
+    let failed = null;
     const done = new Promise((resolve, reject) => {
       const listener = (event) => {
         const message = event.detail;
@@ -380,11 +384,18 @@ export class NekoniClient extends EventTarget {
           onChunk(message.content || "");
           return;
         }
-        if (message.type === "message" && message.content) onChunk(message.content);
+        // A turn's failure comes twice: the error, then the same in plain words for nekoni's
+        // apps (a message with its code), which ends the turn here.
+        if (message.type === "error" && message.sessionId === sessionId) {
+          failed = new NekoniError(message.code, message.message);
+          return;
+        }
+        if (message.type === "message" && message.content && !failed) onChunk(message.content);
         if (["message_end", "message", "error"].includes(message.type)) {
           this.removeEventListener("message", listener);
           this.removeEventListener("state", closed);
-          if (message.type === "error") reject(new NekoniError(message.code, message.message));
+          if (failed) reject(failed);
+          else if (message.type === "error") reject(new NekoniError(message.code, message.message));
           else resolve(message);
         }
       };
@@ -435,6 +446,7 @@ export class NekoniClient extends EventTarget {
     if (!parts.length) parts.push(new Uint8Array());
     const uploadId = "up-" + b64urlEncode(crypto.getRandomValues(new Uint8Array(6)));
     const mine = (m) => m.uploadId === undefined || m.uploadId === uploadId;
+    let failed = null;
     const done = new Promise((resolve, reject) => {
       const listener = (event) => {
         const m = event.detail;
