@@ -18,12 +18,14 @@ from nekoni_edge.app import Box
 from nekoni_edge.errors import SignalingError
 from nekoni_edge.protocol.canonical import b64url_encode
 from nekoni_edge.protocol.handshake import REASON_BAD_LABEL, AgentHandshake
+from nekoni_edge.protocol.messages import MAX_MESSAGE_BYTES
 from nekoni_edge.protocol.signaling import IceCandidate
 from nekoni_edge.rag.upload import MAX_FILE_BYTES, UploadAssembler
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import rtc_configuration
 from nekoni_edge.transport.liveness import POLL_S, VANISH_AFTER_S, AckWatch, unacked_tsns
+from nekoni_edge.transport.reassembly import ReassemblyCap
 from nekoni_edge.transport.session import HELLO_TIMEOUT_S, ChannelSession
 
 _LOGGER = logging.getLogger(__name__)
@@ -32,6 +34,10 @@ CHANNEL_LABEL = "nekoni"
 MAX_PEERS = 16
 # A phone needs one; a few allow for a reconnect racing its old connection's close.
 MAX_PEERS_PER_KEY = 4
+# What aiortc may hold of messages still being reassembled: four of the largest message a
+# phone may send (the session's 64 KiB cap), room for a few in flight on a lossy link. A
+# client that ignores the advertised max-message-size is cut off here, not at its message's end.
+MAX_REASSEMBLY_BYTES = 4 * MAX_MESSAGE_BYTES
 
 
 @dataclass
@@ -44,6 +50,7 @@ class Peer:
     sessions: list[ChannelSession]
     remote: str | None = None
     watch: asyncio.Task[None] | None = None
+    reassembly: ReassemblyCap | None = None
 
 
 class PeerManager:
@@ -117,8 +124,14 @@ class PeerManager:
             if pc.connectionState in ("failed", "closed"):
                 await self.close_client(client_id, peer)
 
+        def too_large(held: int) -> None:
+            self._count_failure(peer)
+            asyncio.get_running_loop().create_task(self.close_client(client_id, peer))
+
         try:
             await pc.setRemoteDescription(RTCSessionDescription(sdp=sdp, type="offer"))
+            if pc.sctp is not None:  # before the association carries any data
+                peer.reassembly = ReassemblyCap(pc.sctp, MAX_REASSEMBLY_BYTES, too_large)
             await pc.setLocalDescription(await pc.createAnswer())
         except Exception:
             await self.close_client(client_id, peer)

@@ -10,6 +10,8 @@ import pytest
 from nekoni_edge.app.chat import MAX_TURNS_PER_SESSION
 from nekoni_edge.client.phone import PhoneClient
 from nekoni_edge.daemon import Daemon
+from nekoni_edge.transport.peers import MAX_REASSEMBLY_BYTES
+from tests.e2e.helpers import approved, drain
 
 pytestmark = pytest.mark.slow
 
@@ -38,10 +40,10 @@ async def test_each_bad_message_gets_an_error(phone: PhoneClient) -> None:
     assert await phone.recv() == {"type": "pong"}
 
 
-async def test_one_mebibyte_message(phone: PhoneClient, daemon: Daemon) -> None:
+async def test_an_oversized_message_is_refused(phone: PhoneClient, daemon: Daemon) -> None:
     # The box advertises a smaller SCTP limit; a hostile client ignores it.
     phone._pc.sctp._remote_max_message_size = 0
-    phone.send_raw(json.dumps({"type": "message", "content": "x" * (1024 * 1024)}))
+    phone.send_raw(json.dumps({"type": "message", "content": "x" * (100 * 1024)}))
     reply = await phone.recv(wait=30)
     assert reply["type"] == "error"
     assert reply["code"] == "MESSAGE_TOO_LARGE"
@@ -50,6 +52,23 @@ async def test_one_mebibyte_message(phone: PhoneClient, daemon: Daemon) -> None:
     # channel and daemon still serve a real question
     async with aclosing(phone.ask("Say ok.", "after-garbage")) as stream:
         assert "".join([p async for p in stream]).strip()
+
+
+async def test_a_huge_message_closes_its_peer_before_it_is_whole(phone: PhoneClient,
+                                                                 daemon: Daemon) -> None:
+    """aiortc reassembled a whole 24 MiB message before the 64 KiB cap saw it."""
+    assert daemon.peers is not None
+    [peer] = daemon.peers.peers.values()
+    assert peer.reassembly is not None
+    phone._pc.sctp._remote_max_message_size = 0
+    phone.send_raw(json.dumps({"type": "message", "content": "x" * (8 * 1024 * 1024)}))
+    assert (await drain(phone, wait=60)) == []  # closed, without an answer
+    assert peer.reassembly.tripped
+    # it held at most the cap and the DATA chunk that passed it, never the message
+    assert peer.reassembly.peak <= MAX_REASSEMBLY_BYTES + 2048
+    assert peer.client_id not in daemon.peers.peers
+    async with PhoneClient(await approved(daemon), f"http://127.0.0.1:{daemon.port}") as other:
+        assert await other.request({"type": "ping"}, "pong") == {"type": "pong"}
 
 
 async def test_a_message_sent_while_one_streams_is_answered_after_it(
