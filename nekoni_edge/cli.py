@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     chat = sub.add_parser("chat", help="chat with a box as a phone would")
     _add_box_args(chat)
-    chat.add_argument("--session", default="cli", help="conversation id (default: cli)")
+    chat.add_argument("--session", help="conversation id (default: this client's own)")
     chat.add_argument("message", nargs="*", help="ask this and exit (default: read lines)")
 
     pair = sub.add_parser("pair", help="ask a box to pair this client; then press its button")
@@ -199,7 +199,7 @@ def _client_key(path: Path | None) -> tuple[Path, object]:
     return path, load_or_create_key(path)
 
 
-async def _stream_answer(client: object, question: str, session: str) -> str:
+async def _stream_answer(client: object, question: str, session: str | None) -> str:
     from nekoni_edge.client.phone import PhoneClient  # noqa: PLC0415
 
     assert isinstance(client, PhoneClient)  # noqa: S101

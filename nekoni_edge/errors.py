@@ -33,6 +33,13 @@ class ModelUnavailable(NekoniError):
         return {"type": "error", "code": "MODEL_UNAVAILABLE", "message": str(self)}
 
 
+class NotYourSession(NekoniError):
+    """A device wrote to a conversation another device started (each sees only its own)."""
+
+    def reply(self) -> dict[str, Any]:
+        return {"type": "error", "code": "FORBIDDEN", "message": str(self)}
+
+
 class LocalProtocolError(NekoniError):
     """We were about to do something the protocol forbids (our bug)."""
 

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from nekoni_edge.agent import answer
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
-from nekoni_edge.errors import ModelUnavailable
+from nekoni_edge.errors import ModelUnavailable, NotYourSession
 from nekoni_edge.llm.provider import ChatTurn, ModelProvider, Usage
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
@@ -66,6 +66,11 @@ class _Window:
     tokens: dict[int, int] = field(default_factory=dict)
 
 
+@dataclass
+class _Owner:
+    key: str | None
+
+
 class ChatService:
     """Runs user turns (and skill runs) through the model, tools and knowledge."""
 
@@ -101,6 +106,9 @@ class ChatService:
         self.tracer = tracer or Tracer(db)
         self._memory: OrderedDict[str, deque[dict[str, Any]]] = OrderedDict()
         self._windows: OrderedDict[str, _Window] = OrderedDict()
+        # Who started each recent session: its traces go only to that device (None: the
+        # box's owner or a skill run, the household's).
+        self._owners: OrderedDict[str, _Owner] = OrderedDict()
         self._system_tokens: int | None = None
         self.last_stats: TurnStats | None = None
 
@@ -115,6 +123,31 @@ class ChatService:
     def _remember(self, session_id: str, kind: str, content: Any) -> None:
         self.working_memory(session_id).append({"type": kind, "content": content,
                                                 "timestamp": now_ms()})
+
+    async def owner(self, session_id: str) -> str | None:
+        """The key of the device that started the session (None: the box's owner, a skill
+        run, or nobody yet)."""
+        cached = self._owners.get(session_id)
+        if cached is None:
+            _exists, key = await self._db.session_owner(session_id)
+            cached = _recent(self._owners, session_id, lambda: _Owner(key))
+        return cached.key
+
+    async def claim(self, session_id: str, device_key: str | None) -> None:
+        """A session is the device's that started it; another device may not write to it
+        (the box's owner, with no key, may)."""
+        exists, key = await self._db.session_owner(session_id)
+        if not exists:
+            key = device_key
+        _recent(self._owners, session_id, lambda: _Owner(key)).key = key
+        if device_key is not None and key is not None and key != device_key:
+            raise NotYourSession("this conversation belongs to another device")
+
+    def visible_to(self, session_id: str, device_key: str | None) -> bool:
+        """May ``device_key`` follow this session's live traces? (Sessions not seen since
+        the start are shown to nobody but the box's owner.)"""
+        owner = self._owners.get(session_id)
+        return device_key is None or (owner is not None and owner.key in (None, device_key))
 
     def _window(self, session_id: str) -> _Window:
         return _recent(self._windows, session_id, _Window)
@@ -176,6 +209,7 @@ class ChatService:
         provider = self._provider
         if provider is None:
             raise ModelUnavailable(self.model_error or "no model is loaded")
+        await self.claim(session_id, device_key)
         message = await self._db.append_message(session_id, "user", content, device_key)
         self._remember(session_id, "user", content)
         turn = await self.tracer.emit(session_id, "message",

@@ -30,6 +30,7 @@ STOPPED = "(stopped before answering)"
 PLAIN_WORDS = {
     "MODEL_UNAVAILABLE": "Sorry, I can't answer right now: {message}",
     "BUSY": "Please wait: several of your messages are still being answered.",
+    "FORBIDDEN": "This conversation belongs to another device. Please start a new one.",
     "INTERNAL_ERROR": "Sorry, something went wrong on the box while answering. "
                       "Please try again; if it keeps happening, the box's log says why.",
 }

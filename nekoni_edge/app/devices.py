@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from nekoni_edge.app.registry import Context, handles
+from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.protocol import messages as m
 
 _LOGGER = logging.getLogger(__name__)
@@ -14,6 +14,7 @@ _LOGGER = logging.getLogger(__name__)
 
 @handles(m.DeviceList)
 async def device_list(ctx: Context, message: m.DeviceList) -> m.DeviceListResponse:
+    await require_trusted(ctx, "see the paired devices")
     return m.DeviceListResponse([
         m.DeviceInfo(d.pub_key, d.name, d.approved_at, d.last_seen,
                      d.pub_key == ctx.device_key)
@@ -23,6 +24,7 @@ async def device_list(ctx: Context, message: m.DeviceList) -> m.DeviceListRespon
 
 @handles(m.DeviceRemove)
 async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemoveResponse:
+    await require_trusted(ctx, "remove devices")
     removed = await ctx.box.db.remove_device(message.pub_key)
     closed = await ctx.box.revoke(message.pub_key)
     _LOGGER.info("%s: device %s revoked (%s); %d peer connection(s) closed", ctx.label,
@@ -32,6 +34,7 @@ async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemove
 
 @handles(m.DeviceRename)
 async def device_rename(ctx: Context, message: m.DeviceRename) -> m.DeviceRenameResponse:
+    await require_trusted(ctx, "rename devices")
     renamed: bool = await ctx.box.db.write(lambda conn: conn.execute(
         "UPDATE devices SET name = ? WHERE pub_key = ?",
         (message.name, message.pub_key)).rowcount == 1)

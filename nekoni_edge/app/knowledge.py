@@ -6,7 +6,7 @@ import asyncio
 import logging
 from typing import Any
 
-from nekoni_edge.app.registry import Context, handles
+from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.knowledge import KnowledgeBase
@@ -66,7 +66,7 @@ async def _ingest(ctx: Context, upload_id: str, filename: str, data: bytes) -> N
                   "chunksTotal": total})
 
     try:
-        result = await _knowledge(ctx).ingest(filename, data, progress)
+        result = await _knowledge(ctx).ingest(filename, data, progress, ctx.device_key)
     except Exception as exc:  # every failure is a rag_error for this upload: nekoni's apps
         reply = exc.reply() if isinstance(exc, NekoniError) else None  # show no other error
         if reply is None:
@@ -83,11 +83,16 @@ async def _ingest(ctx: Context, upload_id: str, filename: str, data: bytes) -> N
 async def rag_list(ctx: Context, message: m.RagList) -> m.RagListResponse:
     expire_uploads(ctx)
     docs = await _knowledge(ctx).store.documents()
-    return m.RagListResponse([m.RagDocument(d.doc_id, d.source, d.chunks) for d in docs])
+    return m.RagListResponse([m.RagDocument(d.doc_id, d.source, d.chunks, d.added_by,
+                                            d.added_at) for d in docs])
 
 
 @handles(m.RagDelete)
 async def rag_delete(ctx: Context, message: m.RagDelete) -> m.RagDeleteResponse:
     expire_uploads(ctx)
-    return m.RagDeleteResponse(await _knowledge(ctx).store.delete(message.doc_id),
-                               message.doc_id)
+    await require_trusted(ctx, "delete documents")
+    deleted = await _knowledge(ctx).store.delete(message.doc_id)
+    if deleted:  # the knowledge base is shared: who removed what is kept in the log
+        _LOGGER.info("%s: document %s deleted by %s", ctx.label, message.doc_id,
+                     (ctx.device_key or "the box")[:12])
+    return m.RagDeleteResponse(deleted, message.doc_id)

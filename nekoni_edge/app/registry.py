@@ -22,7 +22,7 @@ from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.upload import UploadAssembler
-from nekoni_edge.store.database import Database
+from nekoni_edge.store.database import Database, now_ms
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -71,6 +71,25 @@ class Context(Protocol):
 
     def upload_activity(self) -> None:
         """An upload began or advanced: keep sweeping idle ones."""
+
+
+class OnProbation(NekoniError):
+    """A device paired by the button less than a window ago asked to change what it may not
+    yet (if a second key turns up in that time, it is revoked)."""
+
+    def reply(self) -> dict[str, Any]:
+        return m.error_reply("PROBATION", str(self))
+
+
+async def require_trusted(ctx: Context, what: str) -> None:
+    """Refuse ``what`` to a device still on probation (the owner at the box is trusted)."""
+    if ctx.device_key is None:
+        return
+    device = await ctx.box.db.device(ctx.device_key)
+    if device is not None and device.on_probation(now_ms()):
+        wait_s = max(1, ((device.trusted_at or 0) - now_ms() + 999) // 1000)
+        raise OnProbation(f"this device was paired moments ago; it may chat now, and {what} "
+                          f"in {wait_s} s, once its pairing window has closed")
 
 
 def handles(*types: type) -> Callable[[Handler], Handler]:

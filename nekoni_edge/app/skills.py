@@ -6,13 +6,17 @@ import logging
 from contextlib import aclosing
 from typing import Any
 
-from nekoni_edge.app.registry import Context, handles
+from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.skills.scheduler import run_skill, skill_session
 from nekoni_edge.store.skills import SkillError, SkillStore
 
 _LOGGER = logging.getLogger(__name__)
+
+# What a device on probation may not do yet (listing and running are fine).
+CHANGES = frozenset({"skill_create", "skill_update", "skill_delete", "cron_create",
+                     "cron_update", "cron_delete"})
 
 
 @handles(m.SkillRequest)
@@ -33,6 +37,8 @@ async def skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any]
 async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any]:
     store = SkillStore(ctx.box.db)
     kind, f = message.type, message.fields
+    if kind in CHANGES:
+        await require_trusted(ctx, "change skills and cron jobs")
     if kind == "skill_list":
         return {"type": "skill_list_response", "skills": [s.wire() for s in await store.skills()]}
     if kind == "skill_create":

@@ -13,6 +13,11 @@ def ping(ctx: Context, message: m.Ping) -> m.Pong:
 
 @handles(m.Sync)
 async def sync(ctx: Context, message: m.Sync) -> m.SyncResponse:
+    """A device reads only the sessions it started (and the household's: skill runs, the
+    box's own); another's reads as empty, so nothing is told about it."""
+    owner = await ctx.box.chat.owner(message.session_id)
+    if ctx.device_key is not None and owner not in (None, ctx.device_key):
+        return m.SyncResponse([])
     rows = await ctx.box.db.messages_after(message.session_id, message.after_timestamp,
                                            all_roles=message.all_roles)
     return m.SyncResponse([m.SyncedMessage(r.role, r.content, r.timestamp) for r in rows])

@@ -253,8 +253,11 @@ class PhoneClient:
             raise AuthFailed(str(msg.get("reason")))
         return msg
 
-    async def ask(self, content: str, session_id: str = "default") -> AsyncGenerator[str, None]:
-        """Send a chat message and yield the streamed reply's pieces."""
+    async def ask(self, content: str, session_id: str | None = None
+                  ) -> AsyncGenerator[str, None]:
+        """Send a chat message and yield the streamed reply's pieces. The default session is
+        this device's own (a session belongs to the device that started it)."""
+        session_id = session_id or f"phone-{self.pub_key[:8]}"
         self.send({"type": "message", "content": content, "sessionId": session_id})
         while True:
             msg = await self.recv()

@@ -136,7 +136,9 @@ class PairingService:
     async def _apply(self, actions: list[Action]) -> None:
         for action in actions:
             if isinstance(action, Approve):
-                await self._db.approve_device(action.pub_key, action.name)
+                # On probation while a second key could still revoke it (see the window).
+                await self._db.approve_device(action.pub_key, action.name,
+                                              probation_ms=int(self.window.window_s * 1000))
                 # Its joins while it waited were answered as waiting, not counted; whatever
                 # else blocked it (a typo'd retry storm) the owner's press overrides.
                 self.limiter.forgive(action.pub_key, action.address)

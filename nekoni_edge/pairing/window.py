@@ -2,7 +2,9 @@
 
 Press first: a window opens for 120 s and the next request in it is approved at once.
 Request first: the request waits up to 120 s and a press approves it. Either way, if a second,
-different key requests within the same window, nobody is approved (the overlap rule).
+different key requests within the same window, or within 120 s after an approval, nobody is
+approved (the overlap rule): a stranger who wins the race is revoked when the owner asks. Until
+then a device approved here is on probation (it may chat, not manage the box).
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ class PairingWindow:
         if self.state is WindowState.WAITING:
             assert self._key is not None  # noqa: S101 - set on the way into WAITING
             self._set_state(WindowState.APPROVED, "button pressed for a waiting request")
+            self._deadline = now + self.window_s  # a second key in the next 120 s revokes it
             return [*actions, Approve(self._key, self._name, self._address), ShowLed(Led.SOLID)]
         if self.state is WindowState.APPROVED:
             return actions
@@ -134,6 +137,7 @@ class PairingWindow:
         if self.state is WindowState.OPEN:
             self._key, self._name, self._address = pub_key, name, address
             self._set_state(WindowState.APPROVED, "request in an open window")
+            self._deadline = now + self.window_s  # a second key in the next 120 s revokes it
             return "approved", [*actions, Approve(pub_key, name, address), ShowLed(Led.SOLID)]
         if pub_key == self._key:
             status = "approved" if self.state is WindowState.APPROVED else "pending_approval"

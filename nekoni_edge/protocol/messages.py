@@ -276,9 +276,13 @@ class RagDocument:
     doc_id: str
     source: str
     chunks: int
+    added_by: str | None = None
+    added_at: int = 0
 
     def wire(self) -> dict[str, Any]:
-        return {"doc_id": self.doc_id, "source": self.source, "chunks": self.chunks}
+        # nekoni's three fields; (edge) who added it (a device key, null: at the box) and when.
+        return {"doc_id": self.doc_id, "source": self.source, "chunks": self.chunks,
+                "addedBy": self.added_by, "addedAt": self.added_at}
 
 
 @dataclass(frozen=True, slots=True)

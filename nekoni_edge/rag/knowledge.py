@@ -70,8 +70,8 @@ class KnowledgeBase:
         self.top_k = top_k
         self.min_score = min_score
 
-    async def ingest(self, filename: str, data: bytes, progress: Progress | None = None
-                     ) -> Ingested:
+    async def ingest(self, filename: str, data: bytes, progress: Progress | None = None,
+                     added_by: str | None = None) -> Ingested:
         """Extract, chunk, embed and store one document; nothing is stored on failure."""
         source = base_name(filename)
         loop = asyncio.get_running_loop()
@@ -90,7 +90,7 @@ class KnowledgeBase:
             if progress is not None:
                 progress(len(vectors), len(chunks))
         created = await self.store.add(doc_id, source, chunks, vectors, pages=page_count,
-                                       size=len(data))
+                                       size=len(data), added_by=added_by)
         return Ingested(doc_id, source, len(chunks), page_count, created)
 
     async def search(self, query: str, top_k: int | None = None,

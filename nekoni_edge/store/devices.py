@@ -18,16 +18,23 @@ class Device:
     name: str
     approved_at: int
     last_seen: int | None
+    trusted_at: int | None = None  # on probation until then (paired by the button)
+
+    def on_probation(self, now: int) -> bool:
+        return self.trusted_at is not None and now < self.trusted_at
 
 
 class Devices(Access):
     """Approve, revoke, list and touch paired devices."""
 
-    async def approve_device(self, pub_key: str, name: str = "") -> bool:
-        """Approve a key; True if it was not approved before."""
+    async def approve_device(self, pub_key: str, name: str = "",
+                             probation_ms: int = 0) -> bool:
+        """Approve a key (on probation for ``probation_ms``); True if it was not approved."""
+        when = now_ms()
+        trusted_at = when + probation_ms if probation_ms > 0 else None
         added: bool = await self.write(lambda conn: conn.execute(
-            "INSERT INTO devices (pub_key, name, approved_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (pub_key) DO NOTHING", (pub_key, name, now_ms())).rowcount == 1)
+            "INSERT INTO devices (pub_key, name, approved_at, trusted_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (pub_key) DO NOTHING", (pub_key, name, when, trusted_at)).rowcount == 1)
         _LOGGER.info("device %s %s", pub_key[:12], "approved" if added else "already approved")
         return added
 
@@ -42,9 +49,17 @@ class Devices(Access):
     async def list_devices(self) -> list[Device]:
         """Every approved device, oldest first."""
         rows = await self._fetchall(
-            "SELECT pub_key, name, approved_at, last_seen FROM devices ORDER BY approved_at"
+            "SELECT pub_key, name, approved_at, last_seen, trusted_at FROM devices "
+            "ORDER BY approved_at"
         )
         return [Device(*row) for row in rows]
+
+    async def device(self, pub_key: str) -> Device | None:
+        """The approved device with this key, if any."""
+        row = await self._fetchone(
+            "SELECT pub_key, name, approved_at, last_seen, trusted_at FROM devices "
+            "WHERE pub_key = ?", (pub_key,))
+        return Device(*row) if row is not None else None
 
     async def is_approved(self, pub_key: str) -> bool:
         """True if ``pub_key`` is approved."""

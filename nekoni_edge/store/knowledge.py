@@ -27,6 +27,8 @@ class Document:
     source: str
     chunks: int
     pages: int | None
+    added_by: str | None = None  # the paired key that added it; None: the box's owner
+    added_at: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +58,8 @@ class KnowledgeStore:
 
     async def has(self, doc_id: str) -> Document | None:
         rows = await self._db.execute_sql(
-            "SELECT doc_id, source, chunks, pages FROM documents WHERE doc_id = ?", (doc_id,)
+            "SELECT doc_id, source, chunks, pages, added_by, created_at FROM documents "
+            "WHERE doc_id = ?", (doc_id,)
         )
         return Document(*rows[0]) if rows else None
 
@@ -69,6 +72,7 @@ class KnowledgeStore:
         *,
         pages: int | None,
         size: int,
+        added_by: str | None = None,
     ) -> bool:
         """Store a document with its chunks and vectors; False if it was already there."""
         if len(chunks) != len(vectors):
@@ -81,9 +85,9 @@ class KnowledgeStore:
             # One transaction on the writer thread for the whole document: a reader sees all
             # of it or none, and it costs one thread hop however many chunks it has.
             cur = conn.execute(
-                "INSERT INTO documents (doc_id, source, chunks, pages, bytes, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (doc_id) DO NOTHING",
-                (doc_id, source, len(chunks), pages, size, created),
+                "INSERT INTO documents (doc_id, source, chunks, pages, bytes, created_at, "
+                "added_by) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (doc_id) DO NOTHING",
+                (doc_id, source, len(chunks), pages, size, created, added_by),
             )
             if cur.rowcount != 1:
                 return False
@@ -116,7 +120,8 @@ class KnowledgeStore:
 
     async def documents(self) -> list[Document]:
         rows = await self._db.execute_sql(
-            "SELECT doc_id, source, chunks, pages FROM documents ORDER BY created_at"
+            "SELECT doc_id, source, chunks, pages, added_by, created_at FROM documents "
+            "ORDER BY created_at"
         )
         return [Document(*row) for row in rows]
 

@@ -63,3 +63,10 @@ class MessageLog(Access):
             (session_id, limit),
         )
         return [StoredMessage(*row) for row in reversed(rows)]
+
+    async def session_owner(self, session_id: str) -> tuple[bool, str | None]:
+        """Whether the session has any message, and the key that wrote its first one."""
+        row = await self._fetchone(
+            "SELECT device_key FROM messages WHERE session_id = ? ORDER BY id LIMIT 1",
+            (session_id,))
+        return (row is not None, row[0] if row is not None else None)

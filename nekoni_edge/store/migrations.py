@@ -146,3 +146,11 @@ def _agent(conn: Any) -> None:
             created_at INTEGER NOT NULL
         )"""
     )
+
+
+@migration(4)
+def _who_and_trust(conn: Any) -> None:
+    # Who added each document (a paired key; NULL: the box's owner at the box), and until when
+    # a device paired by the button is on probation (NULL: trusted, as every earlier device).
+    conn.execute("ALTER TABLE documents ADD COLUMN added_by TEXT")
+    conn.execute("ALTER TABLE devices ADD COLUMN trusted_at INTEGER")

@@ -161,7 +161,8 @@ class ChannelSession:
             self.approvals.pop(approval_id, None)
 
     def _on_trace(self, event: TraceEvent) -> None:
-        self.send({"type": "trace", "event": event.wire()})
+        if self.box.chat.visible_to(event.session_id, self.device_key):  # its own sessions
+            self.send({"type": "trace", "event": event.wire()})
 
     def set_tracing(self, on: bool) -> None:
         if on and not self._tracing:

@@ -50,8 +50,13 @@ async function refreshDocs() {
     remove.textContent = "Delete";
     remove.onclick = async () => {
       remove.disabled = true;
-      await client.deleteDocument(doc.doc_id);
-      await refreshDocs();
+      try {
+        await client.deleteDocument(doc.doc_id);
+        await refreshDocs();
+      } catch (error) {  // e.g. a device paired moments ago may not delete yet
+        $("upload-status").textContent = `${doc.source}: ${error.message}`;
+        remove.disabled = false;
+      }
     };
     item.append(name, remove);
     return item;

@@ -142,6 +142,12 @@ async def test_pair_chat_cancel_upload_and_reconnect(
     await browser.screenshot("web-documents")
     assert [d.source for d in await box.daemon.chat.knowledge.store.documents()] == [
         "garden-notes.txt"]
+    # paired by the button moments ago: on probation, it may not delete yet, and says so
+    await browser.js("document.querySelector('#docs .delete').click()")
+    await browser.wait_js(
+        "return document.getElementById('upload-status').textContent.includes('paired moments')")
+    assert box.daemon.db is not None
+    await box.daemon.db.write(lambda conn: conn.execute("UPDATE devices SET trusted_at = NULL"))
     await browser.js("document.querySelector('#docs .delete').click()")
     await browser.wait_js("return document.querySelectorAll('#docs li').length === 0")
     assert await box.daemon.chat.knowledge.store.documents() == []

@@ -24,8 +24,21 @@ def test_press_then_request() -> None:
     assert actions == [Approve("A", "Ada"), ShowLed(Led.SOLID)]
     # the same key asking again in the window is fine
     assert w.request("A", "Ada", 6.0) == ("approved", [])
-    assert w.tick(PAIRING_WINDOW_S) == [ShowLed(Led.OFF), WindowChanged(False)]
+    # the window runs on for a full window after the approval: a second key then revokes it
+    assert w.tick(PAIRING_WINDOW_S) == []
+    assert w.tick(5.0 + PAIRING_WINDOW_S) == [ShowLed(Led.OFF), WindowChanged(False)]
     assert w.state is WindowState.IDLE
+
+
+def test_a_second_key_soon_after_an_approval_revokes_it() -> None:
+    """Request first, press at 113 s, the owner's phone asks 13 s later: the stranger who had
+    asked first stayed paired, because the window had closed at 120 s."""
+    w = PairingWindow()
+    assert w.request("stranger", "", 0.0)[0] == "pending_approval"
+    w.press(113.0)
+    status, actions = w.request("owner", "", 126.0)
+    assert status == "refused"
+    assert Revoke("stranger") in actions
 
 
 def test_request_then_press() -> None:
