@@ -311,7 +311,7 @@ async def _discover(args: argparse.Namespace) -> int:
 
     boxes = await browse(args.timeout, args.interface)
     for box in boxes:
-        print(f"{box.name}\t{box.base_url}\tpairing={box.txt.get('pairing', '?')}\t"
+        print(f"{box.name}\t{box.base_url}\t"
               f"agentPubKey={box.txt.get('agentPubKey', '?')}\t"
               f"tlsFingerprint={box.tls_fingerprint or '-'}")
     if not boxes:

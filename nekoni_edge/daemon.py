@@ -139,6 +139,7 @@ class Daemon:
             self.pairing = PairingService(
                 self.db, led=self._make_led(), limiter=limiter,
                 on_window_changed=self._on_window_changed, on_revoke=self.peers.revoke,
+                on_paired=self.peers.device_added,
             )
             self.signaling = SignalingEndpoint(
                 key, self.agent_id, self.room_id, self.db, self.peers,
@@ -287,7 +288,8 @@ class Daemon:
         self._hardware.append(button)
 
     def _txt(self) -> dict[str, str]:
-        window_open = self.pairing is not None and self.pairing.window.is_open
+        # Not whether the pairing window is open: a stranger watching for it could ask in the
+        # same instant as the owner (the LED tells the owner, who is at the box).
         secure = {"tlsFingerprint": self.certificate.fingerprint} if self.certificate else {}
         return {
             **secure,
@@ -296,13 +298,10 @@ class Daemon:
             "agentName": self.settings.agent_name,
             "signalPath": SIGNAL_PATH,
             "v": PROTOCOL_VERSION,
-            "pairing": "open" if window_open else "closed",
         }
 
     async def _on_window_changed(self, is_open: bool) -> None:
         _LOGGER.info("pairing window %s", "open" if is_open else "closed")
-        if self.advertiser is not None:
-            await self.advertiser.update_txt(pairing="open" if is_open else "closed")
 
     def info(self, host: str, *, secure: bool = False) -> dict[str, Any]:
         """What nekoni's pairing QR code carried, for a client that reached us at ``host``."""
@@ -315,7 +314,6 @@ class Daemon:
             "agentUrl": f"{'https' if secure else 'http'}://{host}",
             "tlsFingerprint": self.certificate.fingerprint if self.certificate else None,
             "v": PROTOCOL_VERSION,
-            "pairing": "open" if self.pairing and self.pairing.window.is_open else "closed",
             "model": model.name if model else None,
             "modelError": self.chat.model_error if self.chat else None,
             "knowledgeError": self.chat.knowledge_error if self.chat else None,

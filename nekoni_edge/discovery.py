@@ -126,14 +126,6 @@ class Advertiser:
             except Exception:
                 _LOGGER.exception("mDNS: re-announce failed; will retry")
 
-    async def update_txt(self, **fields: str) -> None:
-        """Change TXT fields (e.g. ``pairing``) and announce the new record."""
-        self.txt.update(fields)
-        if self._zc is not None:
-            self._info = self._service_info()
-            await self._zc.async_update_service(self._info)
-            _LOGGER.info("mDNS: TXT updated %s", fields)
-
     async def stop(self) -> None:
         await cancel_and_wait(self._watch)
         self._watch = None

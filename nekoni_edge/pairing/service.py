@@ -34,6 +34,12 @@ TICK_S = 1.0
 MAX_PAIR_BODY = 4096
 MAX_DEVICE_NAME = 64
 
+ASKS_PER_ADDRESS = 3  # new keys asking to pair from one address within ASKS_WINDOW_S
+ASKS_IN_ALL = 16
+ASKS_WINDOW_S = 120.0
+ALL = "*"  # the identity every request counts against in ``all_asks``
+TOO_MANY_ASKS = "Too many devices asked to pair just now. Wait two minutes, then try again."
+
 # What a person reads for each status (nekoni's apps show ``detail``). A refusal is an HTTP
 # error: nekoni's apps take any 2xx status for success.
 DETAIL = {
@@ -89,6 +95,7 @@ class PairingService:
         led: LedOutput,
         on_window_changed: Callable[[bool], Awaitable[None]],
         on_revoke: Callable[[str], Awaitable[int]],
+        on_paired: Callable[[str, str], Awaitable[None]] | None = None,
         window: PairingWindow | None = None,
         limiter: FailureLimiter | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -99,6 +106,13 @@ class PairingService:
         self.led = led
         self._on_window_changed = on_window_changed
         self._on_revoke = on_revoke
+        self._on_paired = on_paired
+        # Valid pair requests for new keys, per address and in all: a flood of fresh keys
+        # (each a valid request) is slowed, not only bad ones.
+        self.asks = FailureLimiter(max_failures=ASKS_PER_ADDRESS, window_s=ASKS_WINDOW_S,
+                                   block_s=ASKS_WINDOW_S)
+        self.all_asks = FailureLimiter(max_failures=ASKS_IN_ALL, window_s=ASKS_WINDOW_S,
+                                       block_s=ASKS_WINDOW_S)
         self.window = window or PairingWindow()
         self.limiter = limiter or FailureLimiter()
         self._clock = clock
@@ -142,6 +156,8 @@ class PairingService:
                 # Its joins while it waited were answered as waiting, not counted; whatever
                 # else blocked it (a typo'd retry storm) the owner's press overrides.
                 self.limiter.forgive(action.pub_key, action.address)
+                if self._on_paired is not None:
+                    await self._on_paired(action.pub_key, action.name)
                 _LOGGER.info("paired device %s (%s)", action.pub_key[:12], action.name or "-")
             elif isinstance(action, Revoke):
                 await self._db.remove_device(action.pub_key)
@@ -205,6 +221,14 @@ class PairingService:
                                 "ts is more than 5 minutes from the box's clock")
         if await self._db.is_approved(key):
             return status_response("already_approved")
+        if not self.window.is_current(key):
+            if self.asks.is_blocked(request.remote, now=now) or \
+                    self.all_asks.is_blocked(ALL, now=now):
+                _LOGGER.warning("pair request from %s (key %s): too many new keys asking",
+                                request.remote, key[:12])
+                return error_response("RATE_LIMITED", TOO_MANY_ASKS, 429)
+            self.asks.failure(request.remote, now=now)
+            self.all_asks.failure(ALL, now=now)
         async with self._lock:
             status, actions = self.window.request(key, name, self._clock(), request.remote)
             await self._apply(actions)

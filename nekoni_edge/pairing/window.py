@@ -165,6 +165,10 @@ class PairingWindow:
             return "pending_approval"
         return "not_paired"
 
+    def is_current(self, pub_key: str) -> bool:
+        """True if ``pub_key`` is the key this window holds (waiting or approved)."""
+        return self.state is not WindowState.IDLE and pub_key == self._key
+
     def is_waiting(self, pub_key: str, now: float) -> bool:
         """True while ``pub_key``'s request waits for a press."""
         return (self.state is WindowState.WAITING and pub_key == self._key

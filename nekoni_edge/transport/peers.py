@@ -216,6 +216,27 @@ class PeerManager:
         ice.sdpMLineIndex = candidate.sdp_mline_index
         await peer.pc.addIceCandidate(ice)
 
+    def announce(self, message: dict[str, Any], *, except_key: str | None = None) -> int:
+        """Send ``message`` to every authenticated channel (but ``except_key``'s)."""
+        sent = 0
+        for peer in list(self.peers.values()):
+            if peer.pub_key == except_key:
+                continue
+            for session in peer.sessions:
+                if session.ready and not session.closed:
+                    session.send(message)
+                    sent += 1
+        return sent
+
+    async def device_added(self, pub_key: str, name: str) -> None:
+        """Tell the paired devices a new one was just paired: whoever won a race to the
+        button is noticed, and can be removed once its probation ends (or by the owner's
+        long press at once)."""
+        told = self.announce({"type": "device_added", "mobilePubKey": pub_key, "name": name},
+                             except_key=pub_key)
+        _LOGGER.info("device %s (%s) paired; told %d channel(s)", pub_key[:12], name or "-",
+                     told)
+
     async def revoke(self, pub_key: str) -> int:
         """Forget a key and close every peer it has; return how many were closed."""
         self._approved.discard(pub_key)

@@ -180,6 +180,15 @@ async function main() {
     if (!$("apps-panel").open) return;
     for (const app of ["mobile", "web"]) $(`qr-${app}`).src = `/api/pair/qr?app=${app}`;
   };
+  // Every paired device hears of a new one: a stranger who won the race to the button
+  // is noticed at once.
+  client.addEventListener("message", (event) => {
+    if (event.detail.type !== "device_added") return;
+    const name = event.detail.name || "a device without a name";
+    $("notice").textContent = `New device paired with the box: ${name}. If that was not ` +
+      "you or someone in your home, hold the box's button for 10 seconds to remove every device.";
+    $("notice").hidden = false;
+  });
   $("pair-button").onclick = pair;
   $("chat-form").onsubmit = send;
   $("cancel").onclick = () => client.cancel(sessionId);

@@ -12,7 +12,7 @@ import aiohttp
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from nekoni_edge.client.phone import PairingRefused, PhoneClient
+from nekoni_edge.client.phone import PairingRefused, PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.pairing import hardware
 from nekoni_edge.pairing.control import send_command
@@ -68,7 +68,7 @@ async def test_press_then_request(box: Daemon, mock_gpio: Any) -> None:
     await press(mock_gpio)
     assert box.pairing is not None
     assert box.pairing.led.pattern is Led.SLOW_BLINK
-    assert box.info("x")["pairing"] == "open"
+    assert "pairing" not in box.info("x")  # strangers are not told the window is open
     client = PhoneClient(Ed25519PrivateKey.generate(), url(box))
     assert await client.pair("Ada's phone") == "approved"
     assert box.pairing.led.pattern is Led.SOLID
@@ -287,3 +287,63 @@ async def test_pair_status_answers_only_the_key_itself(box: Daemon) -> None:
     assert (await status(stale))[0] == 401
     assert await status(sign_message(owner, query)) == (
         200, {"status": "approved", "detail": "Paired. You can connect now."})
+
+
+async def test_a_stranger_who_wins_the_race_gains_nothing_lasting(box: Daemon,
+                                                                  mock_gpio: Any) -> None:
+    """A stranger asking 0.01 s after the owner's press was approved with full rights and
+    removed the owner's phones before the overlap rule fired."""
+    assert box.db is not None
+    household = await approved_phone(box, "kitchen tablet")
+    async with PhoneClient(household, url(box)) as tablet:
+        await press(mock_gpio)
+        stranger = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+        owner = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+        try:
+            assert await stranger.pair("totally the owner") == "approved"  # won the race
+            # the paired devices hear of it at once
+            added = await until_type(tablet, "device_added")
+            assert added["mobilePubKey"] == stranger.pub_key
+            assert added["name"] == "totally the owner"
+            # on probation it cannot remove the household's devices
+            await stranger.connect()
+            with pytest.raises(ReplyError) as refused:
+                await stranger.request({"type": "device_remove",
+                                        "mobilePubKey": public_key_b64(household)},
+                                       "device_remove_response")
+            assert refused.value.code == "PROBATION"
+            # the owner asks moments later: the stranger is revoked and its channel closed
+            with pytest.raises(PairingRefused):
+                await owner.pair("owner")
+            assert not await box.db.is_approved(stranger.pub_key)
+            async with asyncio.timeout(10):
+                await stranger.closed.wait()
+            assert await box.db.is_approved(public_key_b64(household))
+        finally:
+            await stranger.close()
+            await owner.close()
+
+
+async def test_a_flood_of_valid_requests_is_slowed(box: Daemon) -> None:
+    """200 valid requests with fresh keys from one address got no 429."""
+    codes = []
+    for _ in range(5):
+        key = Ed25519PrivateKey.generate()
+        code, _reply = await post_pair(box, sign_message(key, {
+            "mobilePubKey": public_key_b64(key), "ts": now_ms(), "deviceName": "x"}))
+        codes.append(code)
+    assert codes[:3] != [429, 429, 429]
+    assert codes[3:] == [429, 429]
+
+
+async def approved_phone(box: Daemon, name: str) -> Ed25519PrivateKey:
+    key = Ed25519PrivateKey.generate()
+    assert box.db is not None
+    await box.db.approve_device(public_key_b64(key), name)
+    return key
+
+
+async def until_type(phone: PhoneClient, kind: str) -> dict[str, Any]:
+    while (msg := await phone.recv(wait=10))["type"] != kind:
+        pass
+    return msg
