@@ -1,4 +1,5 @@
-"""Raw llama-cpp-python vs the whole phone path (client → WebRTC → daemon → model → back).
+"""Raw llama-cpp-python vs the whole phone path (client → WebRTC → daemon → model → back);
+and an OpenAI-compatible engine (llama-cpp-python's server) called directly vs through the box.
 
 Same GGUF, prompt, threads, temperature 0 and token budget, measured in one run; prints a
 table of medians and the ratio. Run: ``.venv/bin/python -m benchmarks.bench_chat``.
@@ -9,10 +10,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +27,8 @@ from nekoni_edge.config import DEFAULT_SYSTEM_PROMPT, load_settings
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.llm.llama import LlamaProvider
 from nekoni_edge.llm.models import default_gguf
+from nekoni_edge.llm.provider import ChatTurn
+from nekoni_edge.llm.remote import OpenAIProvider
 from nekoni_edge.protocol.canonical import public_key_b64
 
 QUESTION = "Write a short paragraph about why cats like boxes."
@@ -70,8 +76,8 @@ async def client_runs(url: str, key_pem: bytes, runs: int) -> dict[str, Any]:
     return {"connect_s": connect_s, "results": results}
 
 
-async def phone_runs(llm: Any, path: Path, threads: int, max_tokens: int, runs: int
-                     ) -> tuple[float, list[tuple[float, int, float]]]:
+async def phone_runs(provider: Any, threads: int, max_tokens: int, runs: int,
+                     **overrides: Any) -> tuple[float, list[tuple[float, int, float]]]:
     """Daemon here, phone client in a subprocess, over WebRTC on loopback."""
     from cryptography.hazmat.primitives.serialization import (
         Encoding,
@@ -79,12 +85,12 @@ async def phone_runs(llm: Any, path: Path, threads: int, max_tokens: int, runs: 
         PrivateFormat,
     )
 
-    provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False)
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
                                  ice_addresses=("127.0.0.1",), max_tokens=max_tokens,
                                  temperature=0.0, n_threads=threads, mdns=False, gpio="off",
-                                 rag=False, tools=False)  # the same single LLM call as raw
+                                 rag=False, tools=False,  # the same single LLM call as raw
+                                 **overrides)
         box = Daemon(settings, provider=provider)
         await box.start()
         try:
@@ -106,6 +112,46 @@ async def phone_runs(llm: Any, path: Path, threads: int, max_tokens: int, runs: 
     return data["connect_s"], [tuple(r) for r in data["results"]]
 
 
+def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
+    """llama-cpp-python's OpenAI-compatible server on loopback with the same GGUF."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    engine = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias",
+         "bench", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
+         "--n_threads", str(threads), "--seed", "1", "--verbose", "false"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(f"{url}/v1/models", timeout=1):  # noqa: S310 - loopback
+                return engine, url
+        except OSError:
+            time.sleep(0.2)
+    engine.kill()
+    raise SystemExit("llama_cpp.server did not start")
+
+
+async def engine_direct(url: str, max_tokens: int, runs: int) -> list[tuple[float, int, float]]:
+    """The engine called straight over HTTP (what the box's provider does, minus the box)."""
+    provider = OpenAIProvider(url, "bench", temperature=0.0)
+    turns = [ChatTurn("system", DEFAULT_SYSTEM_PROMPT), ChatTurn("user", QUESTION)]
+    results = []
+    try:
+        for _ in range(runs + 1):  # the first warms the engine up
+            started = time.perf_counter()
+            first, tokens = 0.0, 0
+            async for _piece in provider.stream_chat(turns, max_tokens=max_tokens):
+                if not tokens:
+                    first = time.perf_counter() - started
+                tokens += 1
+            results.append((first, tokens, time.perf_counter() - started))
+    finally:
+        await provider.aclose()
+    return results[1:]
+
+
 def summarize(results: list[tuple[float, int, float]]) -> tuple[float, float, int]:
     ttft = statistics.median(r[0] for r in results)
     rate = statistics.median(r[1] / r[2] for r in results)
@@ -118,6 +164,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--no-engine", action="store_true",
+                        help="skip the OpenAI-compatible engine rows (llama_cpp.server)")
     parser.add_argument("--client", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:
@@ -134,8 +182,22 @@ def main() -> None:
     llm = Llama(model_path=str(path), n_threads=args.threads, n_ctx=2048, seed=1, verbose=False)
     raw_run(llm, 8)  # warm up
     raw = [raw_run(llm, args.max_tokens) for _ in range(args.runs)]
-    connect_s, phone = asyncio.run(phone_runs(llm, path, args.threads, args.max_tokens, args.runs))
+    provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False)
+    connect_s, phone = asyncio.run(phone_runs(provider, args.threads, args.max_tokens,
+                                              args.runs))
     llm.close()
+    engine_rows = None
+    if not args.no_engine:
+        engine, url = start_engine(path, args.threads)
+        try:
+            direct = asyncio.run(engine_direct(url, args.max_tokens, args.runs))
+            _, through = asyncio.run(phone_runs(None, args.threads, args.max_tokens, args.runs,
+                                                model_url=url, model_name="bench",
+                                                model_fallback="none"))
+        finally:
+            engine.kill()
+            engine.wait()
+        engine_rows = (summarize(direct), summarize(through))
 
     r_ttft, r_rate, r_tok = summarize(raw)
     p_ttft, p_rate, p_tok = summarize(phone)
@@ -145,6 +207,11 @@ def main() -> None:
     print(f"{'raw llama-cpp-python':<28}{r_ttft * 1000:>10.1f}{r_rate:>10.1f}{r_tok:>8}")
     print(f"{'phone over WebRTC (2 procs)':<28}{p_ttft * 1000:>10.1f}{p_rate:>10.1f}{p_tok:>8}")
     print(f"{'ratio phone/raw':<28}{p_ttft / r_ttft:>10.2f}{p_rate / r_rate:>10.2f}")
+    if engine_rows is not None:
+        (d_ttft, d_rate, d_tok), (t_ttft, t_rate, t_tok) = engine_rows
+        print(f"{'engine called directly':<28}{d_ttft * 1000:>10.1f}{d_rate:>10.1f}{d_tok:>8}")
+        print(f"{'phone → box → engine':<28}{t_ttft * 1000:>10.1f}{t_rate:>10.1f}{t_tok:>8}")
+        print(f"{'ratio via box/direct':<28}{t_ttft / d_ttft:>10.2f}{t_rate / d_rate:>10.2f}")
     print(f"connect (join → offer → answer → handshake ready): {connect_s * 1000:.0f} ms")
 
 

@@ -41,6 +41,14 @@ class Settings:
     app_port: int = 8472
     agent_name: str = "nekoni-edge"
     model_path: Path | None = None  # None: the embedded default GGUF
+    # A bigger model on another machine: an OpenAI-compatible engine (llama-server, Ollama,
+    # llama-cpp-python's server), e.g. "http://192.168.1.20:8080"; "" answers on the box.
+    model_url: str = ""
+    model_name: str = ""  # the engine's name for the model (its /v1/models id)
+    model_api_key: str = ""  # sent as a bearer token; never shown by `config show`
+    model_fallback: str = "local"  # "local": the box's GGUF answers while the engine is down
+    model_timeout_s: float = 60.0  # the engine silent this long mid-answer is given up on
+    model_health_s: float = 30.0  # how often the engine is checked
     n_threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
     n_ctx: int = 2048  # KV cache memory grows with it (≈ 47 MiB per 1k for SmolLM2-135M)
     model_mmap: bool = True  # map the GGUF instead of reading it into memory
@@ -142,6 +150,17 @@ class Settings:
         if self.kv_cache_type not in ("auto", "f16", "q8_0"):
             raise ConfigError("kv_cache_type",
                               f"{self.kv_cache_type!r} is not 'auto', 'f16' or 'q8_0'")
+        if self.model_url:
+            if not self.model_url.startswith(("http://", "https://")):
+                raise ConfigError("model_url", f"{self.model_url!r} is not an http(s) URL")
+            if not self.model_name:
+                raise ConfigError("model_name", "name the engine's model (its /v1/models id)")
+        if self.model_fallback not in ("local", "none"):
+            raise ConfigError("model_fallback",
+                              f"{self.model_fallback!r} is neither 'local' nor 'none'")
+        if self.model_timeout_s <= 0 or self.model_health_s <= 0:
+            raise ConfigError("model_timeout_s" if self.model_timeout_s <= 0
+                              else "model_health_s", "must be a positive number of seconds")
         if self.gpio not in ("auto", "off"):
             raise ConfigError("gpio", f"{self.gpio!r} is neither 'auto' nor 'off'")
         if self.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
@@ -222,12 +241,17 @@ def load_settings(
     return Settings(**values).validate()
 
 
+SECRETS = frozenset({"model_api_key"})
+
+
 def describe(settings: Settings) -> str:
-    """The effective settings as TOML (``config show``); there are no secrets in them."""
+    """The effective settings as TOML (``config show``), secrets left out."""
     lines = []
     for f in dataclasses.fields(Settings):
         value = getattr(settings, f.name)
-        if value is None:
+        if f.name in SECRETS:
+            lines.append(f"# {f.name} = {'(set, not shown)' if value else '(unset)'}")
+        elif value is None:
             lines.append(f"# {f.name} = (unset)")
         elif isinstance(value, bool):
             lines.append(f"{f.name} = {'true' if value else 'false'}")

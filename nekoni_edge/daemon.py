@@ -26,6 +26,7 @@ from nekoni_edge.discovery import Advertiser, current_addresses
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.identity import load_or_create_key
 from nekoni_edge.llm.provider import ModelProvider
+from nekoni_edge.llm.remote import FallbackProvider, OpenAIProvider
 from nekoni_edge.memory import return_freed_memory
 from nekoni_edge.pairing.control import ControlServer
 from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
@@ -112,6 +113,7 @@ class Daemon:
         self.app_port: int | None = None
         self._app_runner: web.AppRunner | None = None
         self.certificate: tls.Certificate | None = None
+        self.engine: FallbackProvider | None = None  # with model_url: the engine and fallback
         self.pub_key = ""
         self.room_id = ""
         self.agent_id = ""
@@ -316,6 +318,9 @@ class Daemon:
             "v": PROTOCOL_VERSION,
             "model": model.name if model else None,
             "modelError": self.chat.model_error if self.chat else None,
+            # (edge) the engine on the LAN, if configured, and why it is not used now
+            "engine": {"url": self.engine.remote.base, "model": self.engine.remote.model,
+                       "error": self.engine.error} if self.engine else None,
             "knowledgeError": self.chat.knowledge_error if self.chat else None,
         }
 
@@ -410,13 +415,17 @@ class Daemon:
         s = self.settings
         assert self.db is not None  # noqa: S101
         provider, model_error = self._given_provider, None
-        if provider is None:
+        wants_local = not s.model_url or s.model_fallback == "local"
+        if provider is None and wants_local:
             try:
                 provider = await load_provider(s)
             except ModelUnavailable as exc:
                 # The box still starts: it can pair and sync, and says why it cannot answer.
                 model_error = str(exc)
                 _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
+        if s.model_url:
+            provider = await self._start_engine(provider)
+            model_error = None
         embedder, embedder_error = await self._load_embedder()
         knowledge, knowledge_error = await self._load_knowledge(embedder, embedder_error)
         tools = ToolRegistry()
@@ -437,6 +446,20 @@ class Daemon:
                                        tick_s=s.cron_tick_s)
             self.scheduler.start()
         return provider
+
+    async def _start_engine(self, local: ModelProvider | None) -> FallbackProvider:
+        """The OpenAI-compatible engine, with the box's own model (if any) behind it."""
+        s = self.settings
+        engine = FallbackProvider(
+            OpenAIProvider(s.model_url, s.model_name, api_key=s.model_api_key,
+                           timeout_s=s.model_timeout_s, temperature=s.temperature),
+            local if s.model_fallback == "local" else None, health_s=s.model_health_s)
+        error = await engine.check()
+        _LOGGER.info("model engine %s (%s): %s", engine.remote.base, s.model_name,
+                     "reachable" if error is None else f"unavailable: {error}")
+        engine.start()
+        self.engine = engine
+        return engine
 
     async def _scheduled(self, skill: Skill) -> str:
         assert self.chat is not None  # noqa: S101

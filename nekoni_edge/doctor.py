@@ -228,13 +228,46 @@ def check_data_dir(settings: Settings) -> Check:
                  (", identity key 0600" if key.exists() else ", no identity key yet"))
 
 
+def check_engine(settings: Settings) -> Check:
+    """The OpenAI-compatible engine, when one is configured: reachable, has the model, and
+    answers a one-token request."""
+    if not settings.model_url:
+        return Check("model engine", "ok", "none configured: the box answers with its GGUF")
+    import asyncio  # noqa: PLC0415
+
+    from nekoni_edge.llm.provider import ChatTurn  # noqa: PLC0415
+    from nekoni_edge.llm.remote import EngineError, OpenAIProvider  # noqa: PLC0415
+
+    async def probe() -> Check:
+        engine = OpenAIProvider(settings.model_url, settings.model_name,
+                                api_key=settings.model_api_key,
+                                timeout_s=settings.model_timeout_s)
+        fallback = "; the box's GGUF answers meanwhile" if settings.model_fallback == "local" \
+            else "; nothing answers meanwhile (model_fallback = none)"
+        try:
+            problems = await engine.check()
+            if problems:
+                return Check("model engine", "fail", problems[0] + fallback)
+            started = time.monotonic()
+            reply = "".join([p async for p in engine.stream_chat(
+                [ChatTurn("user", "Say OK.")], max_tokens=1)])
+            return Check("model engine", "ok", f"{settings.model_name} at {engine.base} "
+                         f"answered {reply!r} in {time.monotonic() - started:.2f} s")
+        except EngineError as exc:
+            return Check("model engine", "fail", str(exc) + fallback)
+        finally:
+            await engine.aclose()
+
+    return asyncio.run(probe())
+
+
 def run_checks(settings: Settings) -> list[Check]:
     """Every check; a check that crashes is reported as a failure, not raised."""
     steps: list[Callable[[], Check | list[Check]]] = [
         check_python, check_sqlite, lambda: check_models(settings),
         lambda: check_memory(settings), lambda: check_disk(settings),
         lambda: check_gpio(settings), lambda: check_mdns(settings), check_clock,
-        lambda: check_data_dir(settings),
+        lambda: check_data_dir(settings), lambda: check_engine(settings),
     ]
     results: list[Check] = []
     for step in steps:

@@ -52,3 +52,23 @@ def test_where_the_data_dir_comes_from(tmp_path: Path) -> None:
     assert load_settings(env={"NEKONI_DATA_DIR": "/d"}, service_dir=service).data_dir == \
         Path("/d")
     assert load_settings(env={}, service_dir=service, data_dir=Path("/x")).data_dir == Path("/x")
+
+
+def test_the_engine_settings_are_checked_and_the_key_never_shown(tmp_path: Path) -> None:
+    from nekoni_edge.config import describe
+
+    settings = load_settings(env={"NEKONI_MODEL_URL": "http://192.168.1.20:8080",
+                                  "NEKONI_MODEL_NAME": "qwen7b",
+                                  "NEKONI_MODEL_API_KEY": "sk-secret-123"},
+                             data_dir=tmp_path)
+    shown = describe(settings)
+    assert "sk-secret-123" not in shown
+    assert "# model_api_key = (set, not shown)" in shown
+    assert 'model_url = "http://192.168.1.20:8080"' in shown
+    with pytest.raises(ConfigError, match="model_name"):
+        load_settings(env={"NEKONI_MODEL_URL": "http://h:1"}, data_dir=tmp_path)
+    with pytest.raises(ConfigError, match="model_url"):
+        load_settings(env={"NEKONI_MODEL_URL": "h:1", "NEKONI_MODEL_NAME": "m"},
+                      data_dir=tmp_path)
+    with pytest.raises(ConfigError, match="model_fallback"):
+        load_settings(env={"NEKONI_MODEL_FALLBACK": "cloud"}, data_dir=tmp_path)

@@ -288,6 +288,7 @@ class ChatService:
             stats.add(usage)
             await self.tracer.emit(session_id, "llm_call", {
                 "phase": "complete", "kind": "answer", "durationMs": _ms(started),
+                "model": provider.name,  # says so when a fallback answered
                 "promptTokens": usage.prompt_tokens, "evaluatedTokens": usage.evaluated_tokens,
                 "reusedTokens": usage.prompt_tokens - usage.evaluated_tokens,
                 "completionTokens": usage.completion_tokens, "refused": gate.refused,

@@ -28,7 +28,10 @@ class Usage:
 class ModelProvider(Protocol):
     """What the agent needs of a model."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """What the box calls the model (it may change: a fallback says so)."""
+        ...
 
     def stream_chat(
         self, messages: Sequence[ChatTurn], *, max_tokens: int, usage: Usage | None = None,

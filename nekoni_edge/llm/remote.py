@@ -36,6 +36,10 @@ class EngineError(ModelUnavailable):
     """The engine failed: unreachable, an HTTP error, a malformed or truncated stream, silent."""
 
 
+class EngineRefused(EngineError):
+    """The engine refused the request itself (HTTP 400/422): another form may do."""
+
+
 def api_base(url: str) -> str:
     """The ``/v1`` root of an engine given as ``http://host:port`` or ``…/v1``."""
     url = url.rstrip("/")
@@ -92,6 +96,7 @@ class OpenAIProvider:
         self._timeout_s = timeout_s
         self._temperature = temperature
         self.tokens = TokenEstimate()
+        self._json_schema_form = False  # which structured-output form the engine takes
         self._http: aiohttp.ClientSession | None = None
 
     def _session(self) -> aiohttp.ClientSession:
@@ -116,8 +121,9 @@ class OpenAIProvider:
         if response.status >= 400:
             text = (await response.text())[:300]
             response.release()
-            raise EngineError(f"the model engine at {self.base} answered HTTP "
-                              f"{response.status}: {text}")
+            kind = EngineRefused if response.status in (400, 422) else EngineError
+            raise kind(f"the model engine at {self.base} answered HTTP {response.status}: "
+                       f"{text}")
         return response
 
     async def stream_chat(
@@ -140,11 +146,11 @@ class OpenAIProvider:
             while True:
                 try:
                     line = await response.content.readline()
+                except TimeoutError as exc:  # aiohttp's read timeout is one too
+                    raise EngineError(f"the engine sent nothing for {self._timeout_s:g} s"
+                                      ) from exc
                 except (aiohttp.ClientError, OSError) as exc:
                     raise EngineError(f"the engine's answer broke off: {exc}") from exc
-                except TimeoutError as exc:
-                    raise EngineError(f"the engine sent nothing for {self._timeout_s:.0f} s"
-                                      ) from exc
                 if not line:
                     break
                 if len(line) > MAX_LINE_BYTES:
@@ -191,10 +197,22 @@ class OpenAIProvider:
     ) -> str:
         """JSON matching ``schema``, through the engine's ``response_format`` (llama-server,
         llama-cpp-python and Ollama turn it into a grammar)."""
-        body = self._body(messages, max_tokens, response_format={
-            "type": "json_schema", "json_schema": {"name": "arguments", "schema": schema,
-                                                   "strict": True}})
-        response = await self._post("/chat/completions", body)
+        # llama-server and llama-cpp-python take a schema in ``json_object``; Ollama and
+        # OpenAI want ``json_schema``. The first the engine accepts is kept.
+        formats = [{"type": "json_object", "schema": schema},
+                   {"type": "json_schema", "json_schema": {"name": "arguments", "schema": schema,
+                                                           "strict": True}}]
+        if self._json_schema_form:
+            formats.reverse()
+        for n, response_format in enumerate(formats):
+            body = self._body(messages, max_tokens, response_format=response_format)
+            try:
+                response = await self._post("/chat/completions", body)
+                break
+            except EngineRefused:
+                if n == len(formats) - 1:
+                    raise
+                self._json_schema_form = not self._json_schema_form
         try:
             reply = await response.json(content_type=None)
         except (ValueError, aiohttp.ClientError, TimeoutError) as exc:
@@ -312,11 +330,12 @@ class FallbackProvider:
                 async for piece in pieces:
                     sent = True
                     yield piece
-            return
         except EngineError as exc:
             self._set(str(exc))
             if sent or self.local is None:
                 raise
+        else:
+            return
         async with aclosing(self.local.stream_chat(
                 messages, max_tokens=max_tokens, usage=usage, plain_text=plain_text,
                 session=session)) as pieces:
