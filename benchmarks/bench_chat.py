@@ -34,20 +34,25 @@ from nekoni_edge.protocol.canonical import public_key_b64
 QUESTION = "Write a short paragraph about why cats like boxes."
 
 
-def raw_run(llm: Any, max_tokens: int) -> tuple[float, int, float]:
-    """(time to first token, tokens, total seconds) straight from llama-cpp-python."""
+Run = tuple[float, int, float, int]  # first piece s, characters, total s, messages (or tokens)
+
+
+def raw_run(llm: Any, max_tokens: int) -> Run:
+    """(time to first token, characters, total seconds, tokens) from llama-cpp-python."""
     messages = [{"role": "system", "content": DEFAULT_SYSTEM_PROMPT},
                 {"role": "user", "content": QUESTION}]
     started = time.perf_counter()
     first = 0.0
     tokens = 0
+    chars = 0
     for chunk in llm.create_chat_completion(messages=messages, max_tokens=max_tokens,
                                             temperature=0.0, stream=True):
-        if chunk["choices"][0]["delta"].get("content"):
+        if piece := chunk["choices"][0]["delta"].get("content"):
             if not tokens:
                 first = time.perf_counter() - started
             tokens += 1
-    return first, tokens, time.perf_counter() - started
+            chars += len(piece)
+    return first, chars, time.perf_counter() - started, tokens
 
 
 async def client_runs(url: str, key_pem: bytes, runs: int) -> dict[str, Any]:
@@ -62,22 +67,23 @@ async def client_runs(url: str, key_pem: bytes, runs: int) -> dict[str, Any]:
         results = []
         for i in range(runs):
             started = time.perf_counter()
-            first, tokens = 0.0, 0
+            first, chars, messages = 0.0, 0, 0
             phone.send({"type": "message", "content": QUESTION, "sessionId": f"b{i}"})
             while True:
                 msg = await phone.recv()
                 if msg["type"] == "chunk":
-                    if not tokens:
+                    if not messages:
                         first = time.perf_counter() - started
-                    tokens += 1
+                    messages += 1
+                    chars += len(msg["content"])
                 elif msg["type"] in ("message_end", "message", "error"):
                     break
-            results.append((first, tokens, time.perf_counter() - started))
+            results.append((first, chars, time.perf_counter() - started, messages))
     return {"connect_s": connect_s, "results": results}
 
 
 async def phone_runs(provider: Any, threads: int, max_tokens: int, runs: int,
-                     **overrides: Any) -> tuple[float, list[tuple[float, int, float]]]:
+                     **overrides: Any) -> tuple[float, list[Run]]:
     """Daemon here, phone client in a subprocess, over WebRTC on loopback."""
     from cryptography.hazmat.primitives.serialization import (
         Encoding,
@@ -109,7 +115,7 @@ async def phone_runs(provider: Any, threads: int, max_tokens: int, runs: int,
             data = json.loads(out)
         finally:
             await box.stop()
-    return data["connect_s"], [tuple(r) for r in data["results"]]
+    return data["connect_s"], [(r[0], r[1], r[2], r[3]) for r in data["results"]]
 
 
 def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -133,7 +139,7 @@ def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str
     raise SystemExit("llama_cpp.server did not start")
 
 
-async def engine_direct(url: str, max_tokens: int, runs: int) -> list[tuple[float, int, float]]:
+async def engine_direct(url: str, max_tokens: int, runs: int) -> list[Run]:
     """The engine called straight over HTTP (what the box's provider does, minus the box)."""
     provider = OpenAIProvider(url, "bench", temperature=0.0)
     turns = [ChatTurn("system", DEFAULT_SYSTEM_PROMPT), ChatTurn("user", QUESTION)]
@@ -141,22 +147,25 @@ async def engine_direct(url: str, max_tokens: int, runs: int) -> list[tuple[floa
     try:
         for _ in range(runs + 1):  # the first warms the engine up
             started = time.perf_counter()
-            first, tokens = 0.0, 0
-            async for _piece in provider.stream_chat(turns, max_tokens=max_tokens):
+            first, tokens, chars = 0.0, 0, 0
+            async for piece in provider.stream_chat(turns, max_tokens=max_tokens):
                 if not tokens:
                     first = time.perf_counter() - started
                 tokens += 1
-            results.append((first, tokens, time.perf_counter() - started))
+                chars += len(piece)
+            results.append((first, chars, time.perf_counter() - started, tokens))
     finally:
         await provider.aclose()
     return results[1:]
 
 
-def summarize(results: list[tuple[float, int, float]]) -> tuple[float, float, int]:
+def summarize(results: list[Run]) -> tuple[float, float, int]:
+    """Median first piece (s), characters per second, and messages (or tokens) per answer:
+    the phone path may send several tokens in one message, so speed is counted in text."""
     ttft = statistics.median(r[0] for r in results)
     rate = statistics.median(r[1] / r[2] for r in results)
-    tokens = int(statistics.median(r[1] for r in results))
-    return ttft, rate, tokens
+    pieces = int(statistics.median(r[3] for r in results))
+    return ttft, rate, pieces
 
 
 def main() -> None:
@@ -203,7 +212,8 @@ def main() -> None:
     p_ttft, p_rate, p_tok = summarize(phone)
     print(f"model {path.name}, threads {args.threads}, max_tokens {args.max_tokens}, "
           f"runs {args.runs} (medians)")
-    print(f"{'path':<28}{'TTFT ms':>10}{'tokens/s':>10}{'tokens':>8}")
+    print(f"{'path':<28}{'TTFT ms':>10}{'chars/s':>10}{'pieces':>8}   (pieces: tokens raw, "
+          "messages on the phone path)")
     print(f"{'raw llama-cpp-python':<28}{r_ttft * 1000:>10.1f}{r_rate:>10.1f}{r_tok:>8}")
     print(f"{'phone over WebRTC (2 procs)':<28}{p_ttft * 1000:>10.1f}{p_rate:>10.1f}{p_tok:>8}")
     print(f"{'ratio phone/raw':<28}{p_ttft / r_ttft:>10.2f}{p_rate / r_rate:>10.2f}")
