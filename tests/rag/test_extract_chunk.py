@@ -76,3 +76,17 @@ def test_no_chunk_is_truncated_by_the_model(embedder: Embedder) -> None:
 def test_short_page_is_one_chunk(embedder: Embedder) -> None:
     [chunk] = chunk_pages([Page(None, "Just a line.")], embedder.tokenizer)
     assert chunk.text == "Just a line."
+
+
+def test_a_long_page_is_tokenized_in_segments_with_the_same_chunks(embedder: Embedder) -> None:
+    """A whole 3 MiB text tokenized at once held ~170 MiB; segments give the very same chunks
+    (cut at whitespace, each window that would reach a segment's end starting the next)."""
+    words = ["kettle", "descaling", "unbelievably", "the", "boiler's", "pressure", "1.5",
+             "bar", "Ünïcode", "naïve", "—", "under", "stairs", "wi-fi", "password"]
+    text = "\n".join(" ".join(words[(i * 7 + j) % len(words)] for j in range(40 + i % 23))
+                     for i in range(300))
+    whole = list(chunk_pages([Page(3, text)], embedder.tokenizer, segment_chars=10**9))
+    assert len(whole) > 20
+    for segment in (2_000, 5_555, 16_384):
+        assert list(chunk_pages([Page(3, text)], embedder.tokenizer,
+                                segment_chars=segment)) == whole
