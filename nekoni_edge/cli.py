@@ -539,11 +539,17 @@ def _files(paths: Sequence[Path]) -> list[Path]:
 
 
 def _progress_bar(name: str) -> Any:
+    from nekoni_edge.progress import Eta, in_words  # noqa: PLC0415
+
+    eta: Eta | None = None
+
     def show(done: int, total: int) -> None:
+        nonlocal eta
+        eta = eta or Eta(total)
         width = 30
         filled = width * done // max(total, 1)
         sys.stderr.write(f"\r  {name[:40]:<40} [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} chunks")
+                         f"{done}/{total} chunks {in_words(eta.seconds_left(done)):<22}")
         sys.stderr.flush()
     return show
 

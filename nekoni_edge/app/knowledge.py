@@ -8,6 +8,7 @@ from typing import Any
 
 from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.errors import NekoniError
+from nekoni_edge.progress import Eta, Throttle
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.knowledge import KnowledgeBase
 
@@ -61,9 +62,17 @@ def upload_chunk(ctx: Context, message: m.RagUploadChunk) -> dict[str, Any]:
 
 
 async def _ingest(ctx: Context, upload_id: str, filename: str, data: bytes) -> None:
+    eta: Eta | None = None
+    throttle = Throttle()
+
     def progress(done: int, total: int) -> None:
+        nonlocal eta
+        eta = eta or Eta(total)
+        if not throttle.ready(last_step=done >= total):
+            return  # at most one a second: a book has thousands of chunks
+        left = eta.seconds_left(done)
         ctx.send({"type": "rag_ingest_progress", "uploadId": upload_id, "chunksDone": done,
-                  "chunksTotal": total})
+                  "chunksTotal": total, "etaS": None if left is None else round(left)})
 
     try:
         result = await _knowledge(ctx).ingest(filename, data, progress, ctx.device_key)

@@ -144,10 +144,14 @@ async function upload() {
   progress.value = 0;
   $("upload-status").textContent = `Sending ${file.name}…`;
   try {
-    const reply = await client.upload(file.name, await file.arrayBuffer(), (fraction, phase) => {
-      progress.value = fraction;
-      $("upload-status").textContent = `${phase === "indexing" ? "Indexing" : "Sending"} ${file.name}…`;
-    });
+    const reply = await client.upload(file.name, await file.arrayBuffer(),
+      (fraction, phase, etaS) => {
+        progress.value = fraction;
+        const left = etaS == null ? "" : etaS < 60 ? ` about ${Math.max(1, etaS)} s left`
+          : ` about ${Math.round(etaS / 60)} min left`;
+        $("upload-status").textContent =
+          `${phase === "indexing" ? "Indexing" : "Sending"} ${file.name}…${left}`;
+      });
     $("upload-status").textContent = `${reply.filename}: ${reply.chunks} chunks stored`;
     await refreshDocs();
   } catch (error) {

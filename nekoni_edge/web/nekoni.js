@@ -453,7 +453,8 @@ export class NekoniClient extends EventTarget {
         if (m.type === "rag_upload_progress" && mine(m)) {
           onProgress(0.5 * (m.received / m.total), "sending");
         } else if (m.type === "rag_ingest_progress" && mine(m)) {
-          onProgress(0.5 + 0.5 * (m.chunksDone / Math.max(1, m.chunksTotal)), "indexing");
+          onProgress(0.5 + 0.5 * (m.chunksDone / Math.max(1, m.chunksTotal)), "indexing",
+            m.etaS);
         } else if (m.type === "rag_upload_response") {
           this.removeEventListener("message", listener);
           onProgress(1, "done");

@@ -74,6 +74,7 @@ async def upload_and_ask(phone: PhoneClient, daemon: Daemon, recorder: Recording
     assert progress[-1]["received"] == progress[-1]["total"] >= 4
     ingest = [m for m in seen if m["type"] == "rag_ingest_progress"]
     assert ingest[-1]["chunksDone"] == ingest[-1]["chunksTotal"] == reply["chunks"]
+    assert "etaS" in ingest[-1]  # (edge) seconds left, null until it can be told
 
     listed = await phone.request({"type": "rag_list"}, "rag_list_response")
     [doc] = listed["documents"]
