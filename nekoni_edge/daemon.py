@@ -31,6 +31,7 @@ from nekoni_edge.memory import return_freed_memory
 from nekoni_edge.pairing.control import ControlServer
 from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.protocol.signaling import SIGNAL_PATH
 from nekoni_edge.rag.embed import Embedder, OnDemandEmbedder, TextEmbedder
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.ratelimit import FailureLimiter
@@ -48,7 +49,6 @@ from nekoni_edge.transport.signaling_server import SignalingEndpoint
 _LOGGER = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = "1"
-SIGNAL_PATH = "/signal"
 STATUS_EVERY_S = 30.0
 # A connection that has sent no (complete) request for this long is closed, the first one
 # included: aiohttp's default is an hour, so silent sockets would hold the box's descriptors.
@@ -308,12 +308,13 @@ class Daemon:
     def info(self, host: str, *, secure: bool = False) -> dict[str, Any]:
         """What nekoni's pairing QR code carried, for a client that reached us at ``host``."""
         model = self.chat.provider if self.chat else None
+        endpoint = qr.Endpoint(host, secure=secure)
         return {
             "agentPubKey": self.pub_key,
             "agentName": self.settings.agent_name,
             "roomId": self.room_id,
-            "signalUrl": f"{'wss' if secure else 'ws'}://{host}{SIGNAL_PATH}",
-            "agentUrl": f"{'https' if secure else 'http'}://{host}",
+            "signalUrl": endpoint.signal_url,
+            "agentUrl": endpoint.agent_url,
             "tlsFingerprint": self.certificate.fingerprint if self.certificate else None,
             "v": PROTOCOL_VERSION,
             "model": model.name if model else None,

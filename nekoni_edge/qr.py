@@ -15,8 +15,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from nekoni_edge.protocol.signaling import SIGNAL_PATH
+
 APPS = ("web", "mobile")
-SIGNAL_PATH = "/signal"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,7 @@ from contextlib import aclosing
 from typing import Any
 
 from nekoni_edge.agent.answer import NO_ANSWER
-from nekoni_edge.app.registry import Context, handles, request_name
-from nekoni_edge.errors import NekoniError
+from nekoni_edge.app.registry import Context, handles, reply_for, request_name
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.store.knowledge import Hit
 
@@ -152,11 +151,5 @@ async def _turn(ctx: Context, message: m.Chat) -> None:
         if ctx.closed:
             raise
     except Exception as exc:
-        reply = exc.reply() if isinstance(exc, NekoniError) else None
-        if reply is None:
-            _LOGGER.error("%s: %s failed", ctx.label, request_name(message),  # noqa: TRY400
-                          exc_info=exc)  # it is not the exception being handled here
-            reply = m.error_reply("INTERNAL_ERROR",
-                                  f"{request_name(message)} failed on the box; see its log")
         chunks.flush()
-        fail(ctx, message.session_id, reply)
+        fail(ctx, message.session_id, reply_for(ctx, request_name(message), exc))

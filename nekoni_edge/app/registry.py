@@ -85,9 +85,9 @@ async def require_trusted(ctx: Context, what: str) -> None:
     """Refuse ``what`` to a device still on probation (the owner at the box is trusted)."""
     if ctx.device_key is None:
         return
-    device = await ctx.box.db.device(ctx.device_key)
-    if device is not None and device.on_probation(now_ms()):
-        wait_s = max(1, ((device.trusted_at or 0) - now_ms() + 999) // 1000)
+    device, now = await ctx.box.db.device(ctx.device_key), now_ms()
+    if device is not None and device.on_probation(now):
+        wait_s = max(1, ((device.trusted_at or 0) - now + 999) // 1000)
         raise OnProbation(f"this device was paired moments ago; it may chat now, and {what} "
                           f"in {wait_s} s, once its pairing window has closed")
 
@@ -147,9 +147,14 @@ async def _finish(ctx: Context, name: str, outcome: Awaitable[Outcome]) -> None:
 
 
 def report(ctx: Context, name: str, exc: Exception) -> None:
-    """Send what ``exc`` becomes on the wire; an unexpected one is logged with its traceback."""
+    """Send what ``exc`` becomes on the wire."""
+    ctx.send(reply_for(ctx, name, exc))
+
+
+def reply_for(ctx: Context, name: str, exc: Exception) -> dict[str, Any]:
+    """What ``exc`` becomes on the wire; an unexpected one is logged with its traceback."""
     reply = exc.reply() if isinstance(exc, NekoniError) else None
     if reply is None:
         _LOGGER.error("%s: %s failed", ctx.label, name, exc_info=exc)
         reply = m.error_reply("INTERNAL_ERROR", f"{name} failed on the box; see its log")
-    ctx.send(reply)
+    return reply

@@ -124,14 +124,11 @@ class PeerManager:
             if pc.connectionState in ("failed", "closed"):
                 await self.close_client(client_id, peer)
 
-        def too_large(held: int) -> None:
-            self._count_failure(peer)
-            asyncio.get_running_loop().create_task(self.close_client(client_id, peer))
-
         try:
             await pc.setRemoteDescription(RTCSessionDescription(sdp=sdp, type="offer"))
             if pc.sctp is not None:  # before the association carries any data
-                peer.reassembly = ReassemblyCap(pc.sctp, MAX_REASSEMBLY_BYTES, too_large)
+                peer.reassembly = ReassemblyCap(pc.sctp, MAX_REASSEMBLY_BYTES,
+                                                lambda _held: self._drop(peer))
             await pc.setLocalDescription(await pc.createAnswer())
         except Exception:
             await self.close_client(client_id, peer)
@@ -159,8 +156,7 @@ class PeerManager:
 
             def refuse() -> None:
                 channel.send(json.dumps({"type": "auth_failed", "reason": REASON_BAD_LABEL}))
-                self._count_failure(peer)
-                asyncio.get_running_loop().create_task(self.close_client(peer.client_id, peer))
+                self._drop(peer)
 
             if channel.readyState == "open":
                 refuse()
@@ -197,6 +193,11 @@ class PeerManager:
         else:
             channel.on("open", session.on_open)
         _LOGGER.info("%s: channel opened", label)
+
+    def _drop(self, peer: Peer) -> None:
+        """A peer that broke the rules: counted as a failure, and closed at once."""
+        self._count_failure(peer)
+        asyncio.get_running_loop().create_task(self.close_client(peer.client_id, peer))
 
     def _count_failure(self, peer: Peer) -> None:
         self.limiter.failure(peer.pub_key, peer.remote, now=self._clock())

@@ -126,12 +126,17 @@ async def test_a_phone_chats_through_the_engine(box: Daemon, engine: Engine,
     assert check.status == "ok", check.detail
 
 
+async def long_answer_streaming(phone: PhoneClient, session: str) -> None:
+    """Ask for a long answer and wait until its first chunk has arrived."""
+    phone.send({"type": "message", "content": "Write a long story about a cat and a dog.",
+                "sessionId": session})
+    while (await phone.recv())["type"] != "chunk":
+        pass
+
+
 async def test_a_cancel_stops_the_engines_generation(box: Daemon, engine: Engine) -> None:
     async with PhoneClient(await approved(box), url(box)) as phone:
-        phone.send({"type": "message", "content": "Write a long story about a cat and a dog.",
-                    "sessionId": "c1"})
-        while (await phone.recv())["type"] != "chunk":
-            pass
+        await long_answer_streaming(phone, "c1")
         phone.send({"type": "cancel", "sessionId": "c1"})
         while not (await phone.recv()).get("cancelled"):
             pass
@@ -144,10 +149,7 @@ async def test_a_cancel_stops_the_engines_generation(box: Daemon, engine: Engine
 
 async def test_the_engine_killed_mid_answer(box: Daemon, engine: Engine) -> None:
     async with PhoneClient(await approved(box), url(box)) as phone:
-        phone.send({"type": "message", "content": "Write a long story about a cat and a dog.",
-                    "sessionId": "k1"})
-        while (await phone.recv())["type"] != "chunk":
-            pass
+        await long_answer_streaming(phone, "k1")
         engine.kill()
         received = []
         while (msg := await phone.recv(wait=60))["type"] not in ("message_end", "message"):

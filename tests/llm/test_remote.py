@@ -85,6 +85,16 @@ async def collect(provider: Any, usage: Usage | None = None, messages: Any = HI)
         return "".join([p async for p in pieces])
 
 
+async def refused(url: str, words: str, **options: Any) -> None:
+    """A stream from the engine at ``url`` fails with an EngineError saying ``words``."""
+    provider = OpenAIProvider(url, "tiny", **options)
+    try:
+        with pytest.raises(EngineError, match=words):
+            await collect(provider)
+    finally:
+        await provider.aclose()
+
+
 def test_sse_lines() -> None:
     assert parse_sse_line(b"\n") is None
     assert parse_sse_line(b": ping\n") is None  # a comment (servers send them to keep alive)
@@ -158,12 +168,7 @@ async def test_a_bad_engine_is_a_clear_error(engine: tuple[Engine, str], name: s
         return response  # and the stream ends there
 
     fake.chat = bad
-    provider = OpenAIProvider(url, "tiny")
-    try:
-        with pytest.raises(EngineError, match=words):
-            await collect(provider)
-    finally:
-        await provider.aclose()
+    await refused(url, words)
 
 
 async def test_an_engine_that_hangs_is_given_up_on(engine: tuple[Engine, str]) -> None:
@@ -177,12 +182,7 @@ async def test_an_engine_that_hangs_is_given_up_on(engine: tuple[Engine, str]) -
         return response
 
     fake.chat = hang
-    provider = OpenAIProvider(url, "tiny", timeout_s=0.5)
-    try:
-        with pytest.raises(EngineError, match="sent nothing for"):
-            await collect(provider)
-    finally:
-        await provider.aclose()
+    await refused(url, "sent nothing for", timeout_s=0.5)
 
 
 async def test_stopping_the_stream_closes_the_request(engine: tuple[Engine, str]) -> None:
