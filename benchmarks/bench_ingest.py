@@ -44,7 +44,7 @@ def rss_kib(field: str) -> int:
     return 0
 
 
-async def child(mib: float) -> dict[str, float]:
+async def child(mib: float, fold: bool) -> dict[str, float]:
     from nekoni_edge.memory import return_freed_memory
     from nekoni_edge.rag.embed import Embedder
     from nekoni_edge.rag.knowledge import KnowledgeBase
@@ -54,7 +54,7 @@ async def child(mib: float) -> dict[str, float]:
     data = household_text(mib).encode("utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         db = await Database.open(Path(tmp) / "box.db")
-        embedder = await Embedder.open(2)
+        embedder = await Embedder.open(2, fold_weights=fold)
         kb = KnowledgeBase(embedder, KnowledgeStore(db))
         await embedder.embed(["warm up the model once"])
         await asyncio.to_thread(return_freed_memory)
@@ -73,16 +73,18 @@ async def child(mib: float) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=float, nargs="+", default=[1.0, 3.0])
+    parser.add_argument("--fold", action="store_true", help="embedder_fold_weights = true")
     parser.add_argument("--child", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        print(json.dumps(asyncio.run(child(args.child))))
+        print(json.dumps(asyncio.run(child(args.child, args.fold))))
         return
     print(f"{'text MiB':>9}{'chunks':>8}{'seconds':>9}{'chunks/s':>10}{'idle MiB':>10}"
           f"{'peak over idle MiB':>20}")
     for mib in args.sizes:
+        fold = ["--fold"] if args.fold else []
         out = subprocess.run([sys.executable, "-m", "benchmarks.bench_ingest", "--child",
-                              str(mib)], capture_output=True, text=True, check=True)
+                              str(mib), *fold], capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
         print(f"{r['mib']:>9.1f}{r['chunks']:>8}{r['seconds']:>9.1f}"
               f"{r['chunks'] / r['seconds']:>10.1f}{r['idle_mib']:>10.0f}"

@@ -131,6 +131,9 @@ class Daemon:
         self.agent_id = f"agent-{digest[:8]}"
         self.db = await Database.open(s.db_path)
         try:
+            # An ingest the box was stopped in (or lost power during) left an unpublished
+            # document: no query ever saw it; it goes, and the owner adds the file again.
+            await KnowledgeStore(self.db).discard_unfinished()
             provider = await self._start_agent(self._scheduled)
             assert self.chat is not None  # noqa: S101 - set by _start_agent
             pin_host_addresses(s.ice_addresses)

@@ -21,6 +21,7 @@ from nekoni_edge.agent import answer
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
 from nekoni_edge.errors import ModelUnavailable, NotYourSession
+from nekoni_edge.foreground import Foreground
 from nekoni_edge.llm.provider import ChatTurn, ModelProvider, Usage
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
@@ -100,6 +101,8 @@ class ChatService:
         self.model_error = model_error
         self.knowledge = knowledge
         self.knowledge_error = knowledge_error
+        # Shared with the knowledge base, whose ingest waits for turns to finish.
+        self.foreground = knowledge.foreground if knowledge is not None else Foreground()
         self.tools = tools or ToolRegistry()
         self._embed = embed or (knowledge.embedder.embed if knowledge is not None else None)
         self.router = ToolRouter(self.tools)
@@ -204,8 +207,19 @@ class ChatService:
         """Log the user's message, run the chosen tools, yield the answer's pieces, log it.
 
         If the consumer stops early (cancel, vanished peer), what was sent so far is still
-        logged, so a second device's ``sync`` sees what the first one saw.
+        logged, so a second device's ``sync`` sees what the first one saw. Background work
+        (an ingest) pauses while a turn runs.
         """
+        with self.foreground.running():
+            async with aclosing(self._reply(session_id, content, device_key, on_context,
+                                            approve)) as pieces:
+                async for piece in pieces:
+                    yield piece
+
+    async def _reply(
+        self, session_id: str, content: str, device_key: str | None,
+        on_context: Callable[[list[Hit]], None] | None, approve: Approver | None,
+    ) -> AsyncGenerator[str, None]:
         provider = self._provider
         if provider is None:
             raise ModelUnavailable(self.model_error or "no model is loaded")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from nekoni_edge.foreground import Foreground
 from nekoni_edge.rag.chunk import Chunk, chunk_pages
 from nekoni_edge.rag.embed import BATCH_SIZE, TextEmbedder
 from nekoni_edge.rag.extract import ExtractError, pages
@@ -19,6 +20,9 @@ _LOGGER = logging.getLogger(__name__)
 
 
 Progress = Callable[[int, int], None]
+# Chunks written per transaction while a document is stored: memory stays bounded whatever the
+# file's size (about 100 KiB of text and vectors a batch), and a write holds the writer briefly.
+STORE_BATCH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,36 +67,53 @@ class KnowledgeBase:
 
     def __init__(
         self, embedder: TextEmbedder, store: KnowledgeStore, *, top_k: int = TOP_K,
-        min_score: float = MIN_SCORE,
+        min_score: float = MIN_SCORE, foreground: Foreground | None = None,
     ) -> None:
         self.embedder = embedder
+        self.foreground = foreground or Foreground()
         self.store = store
         self.top_k = top_k
         self.min_score = min_score
 
     async def ingest(self, filename: str, data: bytes, progress: Progress | None = None,
                      added_by: str | None = None) -> Ingested:
-        """Extract, chunk, embed and store one document; nothing is stored on failure."""
+        """Extract, chunk, embed and store one document in batches of STORE_BATCH chunks; it
+        is published (visible to queries and listings) only once complete, and a failed or
+        cancelled ingest leaves nothing. Between embedding steps it waits for any chat turn
+        to finish: the owner's question comes before the book."""
         source = base_name(filename)
         loop = asyncio.get_running_loop()
         # The tokenizer is read in the worker: an on-demand embedder loads it on first use.
         doc_id, chunks, page_count = await loop.run_in_executor(
             None, lambda: _prepare(source, data, self.embedder.tokenizer)
         )
-        existing = await self.store.has(doc_id)
+        existing = await self.store.begin(doc_id, source, chunks=len(chunks), pages=page_count,
+                                          size=len(data), added_by=added_by)
         if existing is not None:
             _LOGGER.info("%s is already stored as %s", source, doc_id)
             return Ingested(doc_id, existing.source, existing.chunks, existing.pages, False)
-        # Packed as they come (1.5 KiB a chunk): lists of Python floats took ~9 KiB.
-        vectors: list[bytes] = []
-        for start in range(0, len(chunks), BATCH_SIZE):
-            batch = chunks[start : start + BATCH_SIZE]
-            vectors.extend(pack(v) for v in await self.embedder.embed([c.text for c in batch]))
-            if progress is not None:
-                progress(len(vectors), len(chunks))
-        created = await self.store.add(doc_id, source, chunks, vectors, pages=page_count,
-                                       size=len(data), added_by=added_by)
-        return Ingested(doc_id, source, len(chunks), page_count, created)
+        _LOGGER.info("adding %s as %s: %d chunks", source, doc_id, len(chunks))
+        try:
+            for start in range(0, len(chunks), STORE_BATCH):
+                batch = chunks[start : start + STORE_BATCH]
+                # Packed as they come (1.5 KiB a chunk): lists of Python floats took ~9 KiB.
+                vectors: list[bytes] = []
+                for step in range(0, len(batch), BATCH_SIZE):
+                    await self.foreground.idle()
+                    texts = [c.text for c in batch[step : step + BATCH_SIZE]]
+                    vectors.extend(pack(v) for v in await self.embedder.embed(texts))
+                    if progress is not None:
+                        progress(start + len(vectors), len(chunks))
+                await self.store.add_chunks(doc_id, batch, vectors)
+            await self.store.publish(doc_id)
+        except BaseException as exc:
+            # Shielded: a cancelled ingest still removes what it stored.
+            await asyncio.shield(self.store.discard(doc_id))
+            _LOGGER.warning("adding %s stopped (%s); nothing of it was kept", source,
+                            type(exc).__name__ if isinstance(exc, asyncio.CancelledError)
+                            else exc)
+            raise
+        return Ingested(doc_id, source, len(chunks), page_count, True)
 
     async def search(self, query: str, top_k: int | None = None,
                      vector: Sequence[float] | None = None) -> list[Hit]:

@@ -154,3 +154,21 @@ def _who_and_trust(conn: Any) -> None:
     # a device paired by the button is on probation (NULL: trusted, as every earlier device).
     conn.execute("ALTER TABLE documents ADD COLUMN added_by TEXT")
     conn.execute("ALTER TABLE devices ADD COLUMN trusted_at INTEGER")
+
+
+@migration(5)
+def _staged_knowledge(conn: Any) -> None:
+    # A document is stored in bounded batches and published at the end (complete = 1); until
+    # then no query sees it, and a failed, cancelled or killed ingest is removed whole.
+    conn.execute("ALTER TABLE documents ADD COLUMN complete INTEGER NOT NULL DEFAULT 1")
+    # Exact vectors move beside their text (a rowid lookup in vec0 scans its chunks: 26 ms for
+    # 200 rows at 100k); the index becomes 1 bit a dimension (48 bytes a chunk), a shortlist
+    # that search re-scores exactly.
+    conn.execute("ALTER TABLE chunks ADD COLUMN embedding BLOB")
+    conn.execute("UPDATE chunks SET embedding = "
+                 "(SELECT embedding FROM vec_chunks WHERE rowid = chunks.id)")
+    conn.execute("CREATE VIRTUAL TABLE vec_bits USING vec0(embedding bit[384])")
+    conn.execute("INSERT INTO vec_bits (rowid, embedding) "
+                 "SELECT id, vec_quantize_binary(embedding) FROM chunks "
+                 "WHERE embedding IS NOT NULL")
+    conn.execute("DROP TABLE vec_chunks")

@@ -81,3 +81,13 @@ async def test_not_released_while_in_use() -> None:
         assert lazy.loads == 1
     finally:
         lazy.close()
+
+
+async def test_sorted_batches_come_back_in_the_order_given(embedder: Embedder) -> None:
+    # Lengths deliberately unsorted: long, short, long, short ...
+    texts = [("The boiler manual is in the kitchen drawer. " * (8 if i % 2 else 1)) + str(i)
+             for i in range(9)]
+    together = await embedder.embed(texts)
+    for text, vector in zip(texts, together, strict=True):
+        [alone] = await embedder.embed([text])
+        assert cos(alone, vector) > 0.999

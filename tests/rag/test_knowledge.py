@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
 
+from benchmarks.household import notes, questions
+from nekoni_edge.rag import knowledge
+from nekoni_edge.rag.chunk import Chunk
 from nekoni_edge.rag.embed import Embedder
 from nekoni_edge.rag.extract import ExtractError
-from nekoni_edge.rag.knowledge import KnowledgeBase, base_name
+from nekoni_edge.rag.knowledge import Ingested, KnowledgeBase, base_name
 from nekoni_edge.store.database import Database
 from nekoni_edge.store.knowledge import KnowledgeStore
 from tests.pdf import make_pdf
@@ -94,3 +100,124 @@ def test_base_name_strips_paths() -> None:
     assert base_name("../../etc/passwd") == "passwd"
     assert base_name("C:\\Users\\ada\\notes.txt") == "notes.txt"
     assert base_name("/") == "untitled"
+
+
+BOOK = (" ".join(DOCUMENTS.values()) * 6).encode()  # 18 chunks
+STORE_BATCH = 4  # so BOOK is several batches
+
+
+@pytest.fixture(autouse=True)
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(knowledge, "STORE_BATCH", STORE_BATCH)
+
+
+async def paused_midway(kb: KnowledgeBase, stack: ExitStack) -> asyncio.Task[object]:
+    """Start ingesting BOOK and return once a store batch is written and the ingest has
+    paused for a chat turn (held in ``stack``)."""
+    stored = asyncio.Event()
+    paused = asyncio.Event()
+    idle = kb.foreground.idle
+
+    async def noticed() -> None:
+        if kb.foreground.busy:
+            paused.set()
+        await idle()
+
+    kb.foreground.idle = noticed  # type: ignore[method-assign]
+
+    def progress(done: int, total: int) -> None:
+        if done > STORE_BATCH and not stored.is_set():
+            stack.enter_context(kb.foreground.running())  # a chat turn starts
+            stored.set()
+
+    task = asyncio.create_task(kb.ingest("book.txt", BOOK, progress))
+    await asyncio.wait([task, asyncio.create_task(stored.wait())], timeout=100,
+                       return_when=asyncio.FIRST_COMPLETED)
+    assert stored.is_set(), "the ingest ended before a second batch"
+    await asyncio.wait_for(paused.wait(), 100)  # the ingest reached its next step and waits
+    return task
+
+
+async def test_a_document_is_invisible_until_complete(kb: KnowledgeBase) -> None:
+    with ExitStack() as turn:
+        task = await paused_midway(kb, turn)
+        documents, chunks, indexed = await kb.store.counts()
+        assert (documents, indexed) == (1, 0)
+        assert chunks >= STORE_BATCH  # a batch is stored ...
+        assert await kb.store.documents() == []  # ... and nobody sees it
+        assert await kb.search("What should the boiler pressure be?") == []
+        assert not task.done()
+    result = await asyncio.wait_for(task, 300)  # the turn ended: it goes on
+    assert isinstance(result, Ingested)
+    assert [d.source for d in await kb.store.documents()] == ["book.txt"]
+    assert await kb.store.counts() == (1, result.chunks, result.chunks)
+    assert (await kb.search("What should the boiler pressure be?"))[0].source == "book.txt"
+
+
+async def test_a_cancelled_ingest_leaves_nothing(kb: KnowledgeBase) -> None:
+    with ExitStack() as turn:
+        task = await paused_midway(kb, turn)
+        assert (await kb.store.counts())[1] >= STORE_BATCH
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert await kb.store.counts() == (0, 0, 0)
+
+
+class FailingEmbedder:
+    """The real embedder until its ``fail_at``-th call, which raises (a worker dying)."""
+
+    def __init__(self, real: Embedder, fail_at: int) -> None:
+        self.real, self.fail_at, self.calls = real, fail_at, 0
+        self.tokenizer = real.tokenizer
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise RuntimeError("the embedder failed")
+        return await self.real.embed(texts)
+
+    def close(self) -> None:
+        pass
+
+
+async def test_an_ingest_failing_midway_leaves_nothing(kb: KnowledgeBase,
+                                                       embedder: Embedder) -> None:
+    failing = KnowledgeBase(FailingEmbedder(embedder, fail_at=STORE_BATCH), kb.store)
+    with pytest.raises(RuntimeError, match="embedder failed"):
+        await failing.ingest("book.txt", BOOK)
+    assert await kb.store.counts() == (0, 0, 0)
+    again = await kb.ingest("book.txt", BOOK)  # and the same file can be added again
+    assert again.created
+
+
+async def test_an_unfinished_ingest_is_removed_at_the_next_start(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "box.db")
+    store = KnowledgeStore(db)
+    await store.add("whole", "whole.txt", [Chunk(0, None, "kept")], [[1.0] + [0.0] * 383],
+                    pages=None, size=4)
+    assert await store.begin("cut", "cut.txt", chunks=2, pages=None, size=9) is None
+    await store.add_chunks("cut", [Chunk(0, None, "half")], [[0.0, 1.0] + [0.0] * 382])
+    await db.close()  # the box stops mid-ingest
+    db = await Database.open(tmp_path / "box.db")
+    store = KnowledgeStore(db)
+    assert await store.counts() == (2, 2, 1)
+    assert await store.discard_unfinished() == 1
+    assert await store.counts() == (1, 1, 1)
+    assert [d.doc_id for d in await store.documents()] == ["whole"]
+    await db.close()
+
+
+async def test_the_shortlist_search_returns_the_exact_top_k(kb: KnowledgeBase,
+                                                           embedder: Embedder) -> None:
+    """1-bit shortlist + exact re-scoring equals scoring every chunk, on a fixed set of 1500
+    household notes (a shortlist is 200 of them) and 40 questions."""
+    texts = notes(1500)
+    vectors = await embedder.embed(texts)
+    await kb.store.add("notes", "notes.txt", [Chunk(i, None, t) for i, t in enumerate(texts)],
+                       vectors, pages=None, size=0)
+    for question in questions(40):
+        [vector] = await embedder.embed([question])
+        fast = await kb.store.search(vector, top_k=5, min_score=-1.0)
+        exact = await kb.store.search_exact(vector, top_k=5)
+        assert [h.index for h in fast] == [h.index for h in exact], question

@@ -162,3 +162,29 @@ async def test_no_dirty_reads(tmp_path: Path) -> None:
             await writer
         assert seen == []
         assert await store.documents() == []
+
+
+async def test_a_v4_file_keeps_its_documents_through_the_vector_move(tmp_path: Path) -> None:
+    """Migration 5 moves the exact vectors beside their text and builds the 1-bit index."""
+    from nekoni_edge.store.knowledge import KnowledgeStore, pack
+    from nekoni_edge.store.migrations import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    conn = connection.connect(path)
+    for version in (1, 2, 3, 4):  # the schema as the previous release left it
+        MIGRATIONS[version](conn)
+    conn.execute("PRAGMA user_version = 4")
+    conn.execute("INSERT INTO documents (doc_id, source, chunks, pages, bytes, created_at) "
+                 "VALUES ('d', 'old.txt', 2, NULL, 10, 1)")
+    for i, vector in enumerate(([1.0] + [0.0] * 383, [0.0, 1.0] + [0.0] * 382)):
+        conn.execute("INSERT INTO chunks (id, doc_id, idx, content) VALUES (?, 'd', ?, ?)",
+                     (i + 1, i, f"text {i}"))
+        conn.execute("INSERT INTO vec_chunks (rowid, embedding) VALUES (?, ?)",
+                     (i + 1, pack(vector)))
+    conn.close()
+    async with await Database.open(path) as db:
+        store = KnowledgeStore(db)
+        assert await store.counts() == (1, 2, 2)
+        [hit] = await store.search([0.0, 1.0] + [0.0] * 382, top_k=1)
+        assert (hit.source, hit.content, round(hit.score, 4)) == ("old.txt", "text 1", 1.0)
+        assert [d.source for d in await store.documents()] == ["old.txt"]
