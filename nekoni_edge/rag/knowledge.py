@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -42,8 +42,9 @@ def base_name(filename: str) -> str:
     return name[:255] or "untitled"
 
 
-def _prepare(filename: str, data: bytes, tokenizer: Any) -> tuple[str, list[Chunk], int | None]:
-    """Extract and chunk (blocking: run in an executor). Hashes the text as it goes."""
+def _scan(filename: str, data: bytes, tokenizer: Any) -> tuple[str, int, int | None]:
+    """First pass (blocking: run in an executor): the content's hash, its number of chunks
+    and of pages, keeping none of the chunks — a 25 MiB text is ~28k of them."""
     digest = hashlib.sha256()
     page_count = 0
     numbered = False
@@ -56,10 +57,22 @@ def _prepare(filename: str, data: bytes, tokenizer: Any) -> tuple[str, list[Chun
             numbered = numbered or page.number is not None
             yield page
 
-    chunks = list(chunk_pages(hashed(), tokenizer))
-    if not chunks:
+    count = sum(1 for _ in chunk_pages(hashed(), tokenizer))
+    if not count:
         raise ExtractError(filename, "the document has no text")
-    return digest.hexdigest()[:16], chunks, page_count if numbered else None
+    return digest.hexdigest()[:16], count, page_count if numbered else None
+
+
+def _batches(filename: str, data: bytes, tokenizer: Any, size: int) -> Iterator[list[Chunk]]:
+    """Second pass: the same chunks again, ``size`` at a time (the chunker is deterministic)."""
+    batch: list[Chunk] = []
+    for chunk in chunk_pages(pages(filename, data), tokenizer):
+        batch.append(chunk)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 class KnowledgeBase:
@@ -84,18 +97,19 @@ class KnowledgeBase:
         source = base_name(filename)
         loop = asyncio.get_running_loop()
         # The tokenizer is read in the worker: an on-demand embedder loads it on first use.
-        doc_id, chunks, page_count = await loop.run_in_executor(
-            None, lambda: _prepare(source, data, self.embedder.tokenizer)
+        doc_id, total, page_count = await loop.run_in_executor(
+            None, lambda: _scan(source, data, self.embedder.tokenizer)
         )
-        existing = await self.store.begin(doc_id, source, chunks=len(chunks), pages=page_count,
+        existing = await self.store.begin(doc_id, source, chunks=total, pages=page_count,
                                           size=len(data), added_by=added_by)
         if existing is not None:
             _LOGGER.info("%s is already stored as %s", source, doc_id)
             return Ingested(doc_id, existing.source, existing.chunks, existing.pages, False)
-        _LOGGER.info("adding %s as %s: %d chunks", source, doc_id, len(chunks))
+        _LOGGER.info("adding %s as %s: %d chunks", source, doc_id, total)
+        batches = _batches(source, data, self.embedder.tokenizer, STORE_BATCH)
+        done = 0
         try:
-            for start in range(0, len(chunks), STORE_BATCH):
-                batch = chunks[start : start + STORE_BATCH]
+            while (batch := await loop.run_in_executor(None, next, batches, None)) is not None:
                 # Packed as they come (1.5 KiB a chunk): lists of Python floats took ~9 KiB.
                 vectors: list[bytes] = []
                 for step in range(0, len(batch), BATCH_SIZE):
@@ -103,8 +117,9 @@ class KnowledgeBase:
                     texts = [c.text for c in batch[step : step + BATCH_SIZE]]
                     vectors.extend(pack(v) for v in await self.embedder.embed(texts))
                     if progress is not None:
-                        progress(start + len(vectors), len(chunks))
+                        progress(done + len(vectors), total)
                 await self.store.add_chunks(doc_id, batch, vectors)
+                done += len(batch)
             await self.store.publish(doc_id)
         except BaseException as exc:
             # Shielded: a cancelled ingest still removes what it stored.
@@ -113,7 +128,7 @@ class KnowledgeBase:
                             type(exc).__name__ if isinstance(exc, asyncio.CancelledError)
                             else exc)
             raise
-        return Ingested(doc_id, source, len(chunks), page_count, True)
+        return Ingested(doc_id, source, done, page_count, True)
 
     async def search(self, query: str, top_k: int | None = None,
                      vector: Sequence[float] | None = None) -> list[Hit]:
