@@ -7,6 +7,7 @@ loading enabled). Every connection is prepared by one hook, ``prepare``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
@@ -73,7 +74,13 @@ def connect(path: Path) -> Any:
     module = driver_module()
     path.parent.mkdir(parents=True, exist_ok=True)
     # The owner's conversations: 0600 (SQLite gives the -wal and -shm files the same mode).
-    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    # Created only if absent: closing any descriptor of an open database drops every POSIX
+    # lock this process holds on it, SQLite's included, and another process closing its own
+    # connection then takes the file for unused, checkpoints and deletes the WAL that this
+    # process goes on writing into (docs/TRAPS.md).
+    if not path.exists():
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     os.chmod(path, 0o600)
     try:
         conn = module.connect(str(path), isolation_level=None, check_same_thread=False)
