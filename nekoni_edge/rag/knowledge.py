@@ -23,6 +23,7 @@ Progress = Callable[[int, int], None]
 # Chunks written per transaction while a document is stored: memory stays bounded whatever the
 # file's size (about 100 KiB of text and vectors a batch), and a write holds the writer briefly.
 STORE_BATCH = 64
+HASH_STEP = 1 << 20  # characters encoded at a time for the content hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,8 @@ def _scan(filename: str, data: bytes, tokenizer: Any) -> tuple[str, int, int | N
     def hashed() -> Any:
         nonlocal page_count, numbered
         for page in pages(filename, data):
-            digest.update(page.text.encode("utf-8"))
+            for start in range(0, len(page.text), HASH_STEP):  # no second copy of a book
+                digest.update(page.text[start : start + HASH_STEP].encode("utf-8"))
             page_count += 1
             numbered = numbered or page.number is not None
             yield page
