@@ -18,7 +18,6 @@ class Foreground:
         self._running = 0
         self._idle = asyncio.Event()
         self._idle.set()
-        self.waits = 0  # times background work paused (diagnostics, tests)
 
     @property
     def busy(self) -> bool:
@@ -39,5 +38,4 @@ class Foreground:
     async def idle(self) -> None:
         """Return at once when nothing waits on the box, else when the last such work ends."""
         if self._running:
-            self.waits += 1
             await self._idle.wait()

@@ -16,7 +16,7 @@ from nekoni_edge.rag.embed import Embedder
 from nekoni_edge.rag.extract import ExtractError
 from nekoni_edge.rag.knowledge import Ingested, KnowledgeBase, base_name
 from nekoni_edge.store.database import Database
-from nekoni_edge.store.knowledge import KnowledgeStore
+from nekoni_edge.store.knowledge import IngestInProgress, KnowledgeStore
 from tests.pdf import make_pdf
 from tests.rag.corpus import DOCUMENTS, QUESTIONS
 
@@ -152,6 +152,15 @@ async def test_a_document_is_invisible_until_complete(kb: KnowledgeBase) -> None
     assert [d.source for d in await kb.store.documents()] == ["book.txt"]
     assert await kb.store.counts() == (1, result.chunks, result.chunks)
     assert (await kb.search("What should the boiler pressure be?"))[0].source == "book.txt"
+
+
+async def test_the_same_file_while_it_is_being_added_is_refused(kb: KnowledgeBase) -> None:
+    with ExitStack() as turn:
+        task = await paused_midway(kb, turn)
+        with pytest.raises(IngestInProgress, match="being added already"):
+            await kb.ingest("copy-of-book.txt", BOOK)
+    assert (await asyncio.wait_for(task, 300)).created  # the first one is unharmed
+    assert [d.source for d in await kb.store.documents()] == ["book.txt"]
 
 
 async def test_a_cancelled_ingest_leaves_nothing(kb: KnowledgeBase) -> None:
