@@ -4,11 +4,8 @@ ingest) pauses at its next step, so the model has the cores and the phone its fi
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-_LOGGER = logging.getLogger(__name__)
 
 
 class Foreground:

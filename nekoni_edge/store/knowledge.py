@@ -32,6 +32,15 @@ class IngestInProgress(NekoniError):
         return {"type": "rag_error", "message": str(self)}
 
 
+def _discard(conn: Any, doc_id: str) -> bool:
+    """Delete an unpublished document and its chunks (none of them is indexed yet)."""
+    if not conn.execute("DELETE FROM documents WHERE doc_id = ? AND complete = 0",
+                        (doc_id,)).rowcount:
+        return False
+    conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """A stored document."""
@@ -68,13 +77,6 @@ class KnowledgeStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-
-    async def has(self, doc_id: str) -> Document | None:
-        rows = await self._db.execute_sql(
-            "SELECT doc_id, source, chunks, pages, added_by, created_at FROM documents "
-            "WHERE doc_id = ? AND complete = 1", (doc_id,)
-        )
-        return Document(*rows[0]) if rows else None
 
     async def begin(self, doc_id: str, source: str, *, chunks: int, pages: int | None,
                     size: int, added_by: str | None = None) -> Document | None:
@@ -122,12 +124,7 @@ class KnowledgeStore:
 
     async def discard(self, doc_id: str) -> None:
         """Remove an unpublished document and whatever of it was stored."""
-        def discard(conn: Any) -> None:
-            if conn.execute("DELETE FROM documents WHERE doc_id = ? AND complete = 0",
-                            (doc_id,)).rowcount:
-                conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-
-        await self._db.write(discard)
+        await self._db.write(lambda conn: _discard(conn, doc_id))
 
     async def discard_unfinished(self) -> int:
         """At start: remove documents whose ingest never finished (the box was stopped or
@@ -135,10 +132,7 @@ class KnowledgeStore:
         def discard(conn: Any) -> int:
             ids = [r[0] for r in conn.execute(
                 "SELECT doc_id FROM documents WHERE complete = 0").fetchall()]
-            for doc_id in ids:
-                conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-                conn.execute("DELETE FROM documents WHERE doc_id = ?", (doc_id,))
-            return len(ids)
+            return sum(_discard(conn, doc_id) for doc_id in ids)
 
         removed: int = await self._db.write(discard)
         if removed:
