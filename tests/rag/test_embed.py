@@ -91,3 +91,66 @@ async def test_sorted_batches_come_back_in_the_order_given(embedder: Embedder) -
     for text, vector in zip(texts, together, strict=True):
         [alone] = await embedder.embed([text])
         assert cos(alone, vector) > 0.999
+
+
+def test_the_int8_kernels_agree_with_the_model_in_fp32() -> None:
+    """The default runs the packaged int8 weights on integer kernels; its vectors must stay
+    those of the model (the same weights expanded to fp32 once, as exported)."""
+    from benchmarks.household import chunk_texts
+
+    texts = chunk_texts(24) + ["What time does the cat get fed?", "hi"]
+    fast = Embedder.default(threads=1)
+    exact = Embedder.default(threads=1, fold_weights=True)
+    try:
+        assert fast.kernels == "int8"
+        assert exact.kernels == "fp32, folded at load"
+        cosines = [cos(a, b) for a, b in zip(fast.embed_sync(texts), exact.embed_sync(texts),
+                                              strict=True)]
+    finally:
+        fast.close()
+        exact.close()
+    assert min(cosines) > 0.99
+    assert sum(cosines) / len(cosines) > 0.995
+
+
+def test_the_rewritten_graph_keeps_the_weights_int8() -> None:
+    import onnx
+
+    from nekoni_edge.rag.int8graph import integer_graph
+
+    onnx_path, _ = default_model_files()
+    model = onnx.load(str(onnx_path))
+    int8_bytes = sum(len(i.raw_data) for i in model.graph.initializer
+                     if i.data_type == onnx.TensorProto.INT8)
+    rewritten = integer_graph(model)
+    assert (rewritten.matmuls, rewritten.narrowing, rewritten.tables) == (30, 6, 2)
+    ops = [n.op_type for n in rewritten.model.graph.node]
+    assert "MatMul" not in [n.op_type for n in rewritten.model.graph.node
+                            if any(i.endswith("_q") for i in n.input)]
+    assert ops.count("DynamicQuantizeLinear") < ops.count("MatMulInteger")  # shared per tensor
+    # Nothing rebuilds a weight in fp32 any more: no Cast reads an int8 initializer, and the
+    # initializers stay about the size of the int8 weights (the scales add a little).
+    initializers = {i.name: i for i in rewritten.model.graph.initializer}
+    assert not [n for n in rewritten.model.graph.node
+                if n.op_type == "Cast" and n.input[0] in initializers]
+    total = sum(len(i.raw_data) or 4 * len(i.float_data) for i in initializers.values())
+    assert total < 1.2 * int8_bytes
+    onnx.checker.check_model(rewritten.model)
+
+
+def test_without_the_int8_kernels_it_runs_the_export(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    from nekoni_edge.rag import embed
+
+    def broken(model: object) -> object:
+        raise RuntimeError("MatMulNBits: no kernel for bits=8")
+
+    monkeypatch.setattr(embed, "integer_graph", broken)
+    model = Embedder.default(threads=1)
+    try:
+        assert model.kernels == "as exported"
+        assert "int8 kernels failed (MatMulNBits: no kernel" in caplog.text
+        assert len(model.embed_sync(["a cat"])[0]) == DIMENSIONS
+    finally:
+        model.close()
