@@ -190,13 +190,20 @@ def main() -> None:
                                                  args.runs))))
         return
 
+    from concurrent.futures import ThreadPoolExecutor
+
     from llama_cpp import Llama
 
     path = default_gguf()
-    llm = Llama(model_path=str(path), n_threads=args.threads, n_ctx=2048, seed=1, verbose=False)
-    raw_run(llm, 8)  # warm up
-    raw = [raw_run(llm, args.max_tokens) for _ in range(args.runs)]
-    provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False)
+    # Raw runs in the very thread the box's provider generates in: llama.cpp's OpenMP team
+    # belongs to the thread that calls it, and a second team (raw in the main thread, the box in
+    # its worker) halved the box's speed in this benchmark (docs/TRAPS.md).
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+    llm = worker.submit(Llama, model_path=str(path), n_threads=args.threads, n_ctx=2048,
+                        seed=1, verbose=False).result()
+    worker.submit(raw_run, llm, 8).result()  # warm up
+    raw = [worker.submit(raw_run, llm, args.max_tokens).result() for _ in range(args.runs)]
+    provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False, executor=worker)
     connect_s, phone, tail_s = asyncio.run(phone_runs(provider, args.threads, args.max_tokens,
                                               args.runs))
     llm.close()

@@ -153,7 +153,9 @@ class PieceGate:
             self.refused = not (self.sent or self._held.strip())  # nothing said: try again
             return ""
         # Release up to the last space, keeping the space: a cut reply then ends on a word.
-        cut = max(self._held.rfind(" "), self._held.rfind("\n"))
+        # The first word goes at once (it is the first thing the phone shows, and no reply is
+        # cut inside its first word): holding it cost one token's time before the first piece.
+        cut = max(self._held.rfind(" "), self._held.rfind("\n")) if self.sent else len(self._held)
         if cut <= 0:
             return ""
         ready, self._held = self._held[:cut], self._held[cut:]

@@ -35,10 +35,12 @@ def test_plain_text_is_not_json(text: str) -> None:
     assert not answer.looks_like_json(text)
 
 
-def test_pieces_are_released_a_word_behind() -> None:
+def test_pieces_are_released_a_word_behind_but_the_first_at_once() -> None:
     out, gate = gate_run(["The", " cat", " sat", "."])
-    assert out == ["", "The", " cat", "", " sat."]
+    assert out == ["The", "", " cat", "", " sat."]
     assert gate.sent == "The cat sat."
+    out, gate = gate_run(["  Cats", " like"])  # the first piece's leading space goes
+    assert out == ["Cats", "", " like"]
 
 
 def test_cut_replies_end_on_a_word_with_an_ellipsis() -> None:
