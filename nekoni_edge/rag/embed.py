@@ -123,11 +123,12 @@ class Embedder:
         rewritten = integer_graph(onnx.load(str(onnx_path)))
         if not rewritten.matmuls:
             raise ModelUnavailable("no int8 weights found in the graph")
+        model = rewritten.model.SerializeToString()
+        del rewritten  # one copy of the graph at a time: it is 23 MB
         session = onnxruntime.InferenceSession(
-            rewritten.model.SerializeToString(), sess_options=_options(onnxruntime, threads),
-            providers=["CPUExecutionProvider"],
+            model, sess_options=_options(onnxruntime, threads), providers=["CPUExecutionProvider"],
         )
-        del rewritten
+        del model
         feeds = {i.name: np.ones((1, 4), dtype=np.int64) for i in session.get_inputs()}
         session.run(None, feeds)  # a kernel this onnxruntime build lacks fails here, not later
         return session
