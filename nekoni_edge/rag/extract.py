@@ -42,7 +42,7 @@ def pages(filename: str, data: bytes) -> Iterator[Page]:
     produced = False
     source = _pdf_pages(filename, data) if is_pdf(data) else _text_pages(filename, data)
     for page in source:
-        if page.text.strip():
+        if page.text and not page.text.isspace():  # strip() would copy a whole book
             produced = True
             yield page
     if not produced:
