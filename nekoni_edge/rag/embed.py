@@ -121,7 +121,7 @@ class Embedder:
         import onnx  # noqa: PLC0415
 
         rewritten = integer_graph(onnx.load(str(onnx_path)))
-        if not rewritten.matmuls:
+        if not rewritten.shared + rewritten.blockwise:
             raise ModelUnavailable("no int8 weights found in the graph")
         model = rewritten.model.SerializeToString()
         del rewritten  # one copy of the graph at a time: it is 23 MB
