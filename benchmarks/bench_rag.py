@@ -232,8 +232,6 @@ def main() -> None:
 
     if args.embeddings_only:
         return
-    if args.embeddings_only:
-        return
     all_vectors, queries = household_vectors(100_000)
     pythons = [sys.executable, *args.python]
     print(f"\n## Top-5 query, {QUERIES} household questions over household-note vectors "
