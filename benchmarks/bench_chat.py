@@ -175,7 +175,8 @@ def summarize(results: list[Run]) -> tuple[float, float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=5, help="answers per path and round")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-engine", action="store_true",
@@ -198,14 +199,24 @@ def main() -> None:
     # Raw runs in the very thread the box's provider generates in: llama.cpp's OpenMP team
     # belongs to the thread that calls it, and a second team (raw in the main thread, the box in
     # its worker) halved the box's speed in this benchmark (docs/TRAPS.md).
-    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+    worker: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=1,
+                                                           thread_name_prefix="llama")
     llm = worker.submit(Llama, model_path=str(path), n_threads=args.threads, n_ctx=2048,
                         seed=1, verbose=False).result()
     worker.submit(raw_run, llm, 8).result()  # warm up
-    raw = [worker.submit(raw_run, llm, args.max_tokens).result() for _ in range(args.runs)]
-    provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False, executor=worker)
-    connect_s, phone, tail_s = asyncio.run(phone_runs(provider, args.threads, args.max_tokens,
-                                              args.runs))
+    # Rounds alternate raw and phone: this machine's speed drifts within minutes, and a ratio
+    # of runs made minutes apart measured the drift (0.79x to 1.05x in one session).
+    raw: list[Run] = []
+    phone: list[Run] = []
+    for _ in range(args.rounds):
+        if worker is None:  # the box's stop ends its provider's worker: one per round
+            worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
+        provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False, executor=worker)
+        raw += [worker.submit(raw_run, llm, args.max_tokens).result() for _ in range(args.runs)]
+        connect_s, runs, tail_s = asyncio.run(phone_runs(provider, args.threads,
+                                                         args.max_tokens, args.runs))
+        phone += runs
+        worker = None
     llm.close()
     engine_rows = None
     if not args.no_engine:
@@ -223,7 +234,7 @@ def main() -> None:
     r_ttft, r_rate, r_tok = summarize(raw)
     p_ttft, p_rate, p_tok = summarize(phone)
     print(f"model {path.name}, threads {args.threads}, max_tokens {args.max_tokens}, "
-          f"runs {args.runs} (medians)")
+          f"{args.rounds} rounds of {args.runs} runs each, alternating (medians)")
     print(f"{'path':<28}{'TTFT ms':>10}{'chars/s':>10}{'pieces':>8}   (pieces: tokens raw, "
           "messages on the phone path)")
     print(f"{'raw llama-cpp-python':<28}{r_ttft * 1000:>10.1f}{r_rate:>10.1f}{r_tok:>8}")

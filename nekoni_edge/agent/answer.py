@@ -156,6 +156,10 @@ class PieceGate:
         # The first word goes at once (it is the first thing the phone shows, and no reply is
         # cut inside its first word): holding it cost one token's time before the first piece.
         cut = max(self._held.rfind(" "), self._held.rfind("\n")) if self.sent else len(self._held)
+        if self._held.endswith(SENTENCE_END):
+            # A word that ends a sentence is never cut (``finish`` keeps it): it need not wait
+            # for the next token, which for an answer's last word is the end of the stream.
+            cut = len(self._held)
         if cut <= 0:
             return ""
         ready, self._held = self._held[:cut], self._held[cut:]

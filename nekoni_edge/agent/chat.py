@@ -203,8 +203,12 @@ class ChatService:
         device_key: str | None = None,
         on_context: Callable[[list[Hit]], None] | None = None,
         approve: Approver | None = None,
+        on_text_end: Callable[[], None] | None = None,
     ) -> AsyncGenerator[str, None]:
         """Log the user's message, run the chosen tools, yield the answer's pieces, log it.
+
+        ``on_text_end`` is called once the last piece has been yielded, before the answer is
+        logged: a door that holds pieces back sends them then, not after the bookkeeping.
 
         If the consumer stops early (cancel, vanished peer), what was sent so far is still
         logged, so a second device's ``sync`` sees what the first one saw. Background work
@@ -212,13 +216,14 @@ class ChatService:
         """
         with self.foreground.running():
             async with aclosing(self._reply(session_id, content, device_key, on_context,
-                                            approve)) as pieces:
+                                            approve, on_text_end)) as pieces:
                 async for piece in pieces:
                     yield piece
 
     async def _reply(
         self, session_id: str, content: str, device_key: str | None,
         on_context: Callable[[list[Hit]], None] | None, approve: Approver | None,
+        on_text_end: Callable[[], None] | None,
     ) -> AsyncGenerator[str, None]:
         provider = self._provider
         if provider is None:
@@ -259,6 +264,8 @@ class ChatService:
             if not gate.sent:
                 extra = answer.NO_ANSWER
                 yield extra
+            if on_text_end is not None:
+                on_text_end()
         except Exception as exc:
             await self.tracer.emit(session_id, "error", {"message": str(exc)[:500]}, turn.id)
             raise
@@ -300,6 +307,11 @@ class ChatService:
                     if ready:
                         yield ready
             stats.add(usage)
+            # The held last word goes before the trace is written: the phone reads it sooner.
+            rest = "" if gate.refused else gate.finish(
+                cut_short=usage.finish_reason == "length")
+            if rest:
+                yield rest
             await self.tracer.emit(session_id, "llm_call", {
                 "phase": "complete", "kind": "answer", "durationMs": _ms(started),
                 "model": provider.name,  # says so when a fallback answered
@@ -308,9 +320,6 @@ class ChatService:
                 "completionTokens": usage.completion_tokens, "refused": gate.refused,
                 "stopped": gate.stopped}, call.id)
             if not gate.refused:
-                rest = gate.finish(cut_short=usage.finish_reason == "length")
-                if rest:
-                    yield rest
                 return
             _LOGGER.warning("the model answered with JSON; %s", "trying once more"
                             if attempt == 1 else "saying it could not answer")

@@ -93,9 +93,9 @@ class Coalescer:
     framed and acknowledged; nekoni's apps concatenate chunks, so this is invisible to them).
     """
 
-    def __init__(self, send: Callable[[str], None], interval_s: float = COALESCE_S) -> None:
+    def __init__(self, send: Callable[[str], None], interval_s: float | None = None) -> None:
         self._send = send
-        self.interval_s = interval_s
+        self.interval_s = COALESCE_S if interval_s is None else interval_s
         self._buffer: list[str] = []
         self._last = -math.inf
         self._timer: asyncio.TimerHandle | None = None
@@ -128,7 +128,8 @@ async def _turn(ctx: Context, message: m.Chat) -> None:
     try:
         async with aclosing(ctx.box.chat.reply(message.session_id, message.content,
                                                ctx.device_key, on_context=sources.extend,
-                                               approve=ctx.approve)) as pieces:
+                                               approve=ctx.approve,
+                                               on_text_end=chunks.flush)) as pieces:
             async for piece in pieces:
                 if ctx.closed:
                     break

@@ -36,9 +36,17 @@ def test_plain_text_is_not_json(text: str) -> None:
 
 
 def test_pieces_are_released_a_word_behind_but_the_first_at_once() -> None:
-    out, gate = gate_run(["The", " cat", " sat", "."])
-    assert out == ["The", "", " cat", "", " sat."]
-    assert gate.sent == "The cat sat."
+    out, gate = gate_run(["The", " cat", " sat", " down"])
+    assert out == ["The", "", " cat", " sat", " down"]
+    assert gate.sent == "The cat sat down"
+
+
+def test_a_word_ending_a_sentence_goes_without_waiting_for_the_next_token() -> None:
+    # The answer's last word used to wait for the end of the stream (one more token's time).
+    out, gate = gate_run(["The", " cat", " sat", ".", " It"])
+    assert out == ["The", "", " cat", " sat.", "", " It"]
+    _, gate = gate_run(["It", " costs", " 3", ".", "5", " euros", " a"], cut=True)
+    assert gate.sent == "It costs 3.5 euros…"  # a number's point is not the end of a cut
     out, gate = gate_run(["  Cats", " like"])  # the first piece's leading space goes
     assert out == ["Cats", "", " like"]
 

@@ -177,3 +177,29 @@ async def test_pieces_faster_than_the_eye_are_joined_into_whole_chunks() -> None
     assert "".join(sent) == "".join(pieces)
     assert len(sent) < len(pieces) // 3
     assert chunks.sent == len(sent)
+
+
+async def test_the_last_text_goes_before_the_answer_is_logged(
+        box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Held pieces are sent once the answer's text is complete, not after the bookkeeping
+    (logging, traces): the phone's last words used to wait for it."""
+    import nekoni_edge.app.chat as app_chat
+    from nekoni_edge.app.local import LocalDoor
+    from nekoni_edge.app.registry import dispatch
+
+    monkeypatch.setattr(app_chat, "COALESCE_S", 60.0)  # only the end of the text flushes
+    door = LocalDoor(box)
+    shown_when_logged: list[str] = []
+    append = box.db.append_message
+
+    async def logged(session: str, role: str, content: str, *args: Any) -> Any:
+        if role == "assistant":
+            shown_when_logged.append("".join(r.get("content", "") for r in door.replies
+                                             if r["type"] == "chunk"))
+        return await append(session, role, content, *args)
+
+    monkeypatch.setattr(box.db, "append_message", logged)
+    dispatch(door, m.parse({"type": "message", "content": "hi", "sessionId": "c"}))
+    await door.settle()
+    assert shown_when_logged == ["Hello there."]
+    assert [r["type"] for r in door.replies] == ["chunk", "chunk", "message_end"]
