@@ -114,8 +114,8 @@ def embedder() -> Iterator[Any]:
     from nekoni_edge.rag.embed import Embedder
 
     e = Embedder.default(threads=2)
-    # Start its worker now, so the thread-leak guard counts it as there before each test.
-    e._executor.submit(lambda: None).result()
+    # Start its workers now, so the thread-leak guard counts them as there before each test.
+    e._executor.submit(e.embed_sync, ["one", "two", "three", "four"]).result()
     yield e
     e.close()
 

@@ -60,9 +60,12 @@ def load_tokenizer(path: Path) -> Any:
     return tokenizer
 
 
-def _options(onnxruntime: Any, threads: int) -> Any:
+def _options(onnxruntime: Any) -> Any:
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
+    # Each run on one core, ``threads`` runs at once (``Embedder``): a text of 20-256 word
+    # pieces is too small a job to split well, and two runs side by side embedded 1.57x as
+    # many texts a second as one run on two threads (bench_rag), with the same vectors.
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     # The arena and memory patterns keep each run's peak buffers for good (docs/TRAPS.md).
     options.enable_cpu_mem_arena = False
@@ -71,7 +74,8 @@ def _options(onnxruntime: Any, threads: int) -> Any:
 
 
 class Embedder:
-    """Loads the model once; ``embed`` runs batches in its own worker thread."""
+    """Loads the model once; ``embed`` runs batches in its own worker thread, up to
+    ``threads`` ONNX runs at once (one session: the weights are in memory once)."""
 
     def __init__(
         self, onnx_path: Path, tokenizer_path: Path, *, threads: int = 2,
@@ -85,13 +89,13 @@ class Embedder:
         self._session: Any = None
         if not fold_weights:
             try:
-                self._session = self._integer_session(onnxruntime, onnx_path, threads)
+                self._session = self._integer_session(onnxruntime, onnx_path)
                 self.kernels = "int8"
             except Exception as exc:  # noqa: BLE001 - any failure: run the export as shipped
                 _LOGGER.warning("embedder: the int8 kernels failed (%s); running the model "
                                 "as exported, slower", exc)
         if self._session is None:
-            options = _options(onnxruntime, threads)
+            options = _options(onnxruntime)
             if not fold_weights:
                 # Folding would rebuild the int8 weights as fp32 once and keep them (+65 MiB).
                 options.add_session_config_entry(
@@ -107,15 +111,17 @@ class Embedder:
                     f"onnxruntime could not load {onnx_path}: {exc}") from exc
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.tokenizer = load_tokenizer(tokenizer_path)
-        self._batch_tokenizer = load_tokenizer(tokenizer_path)
-        self._batch_tokenizer.enable_truncation(MAX_WORD_PIECES)
-        self._batch_tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # noqa: S106
+        self._truncating = load_tokenizer(tokenizer_path)
+        self._truncating.enable_truncation(MAX_WORD_PIECES)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed")
+        self.threads = max(1, threads)
+        self._runs = (ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="embed-run")
+                      if self.threads > 1 else None)
         _LOGGER.info("embedder %s loaded in %.2f s (%s)", onnx_path.name,
                      time.monotonic() - started, self.kernels)
 
     @staticmethod
-    def _integer_session(onnxruntime: Any, onnx_path: Path, threads: int) -> Any:
+    def _integer_session(onnxruntime: Any, onnx_path: Path) -> Any:
         """The export rewritten onto integer kernels (``int8graph``), checked by one run."""
         import numpy as np  # noqa: PLC0415
         import onnx  # noqa: PLC0415
@@ -126,7 +132,7 @@ class Embedder:
         model = rewritten.model.SerializeToString()
         del rewritten  # one copy of the graph at a time: it is 23 MB
         session = onnxruntime.InferenceSession(
-            model, sess_options=_options(onnxruntime, threads), providers=["CPUExecutionProvider"],
+            model, sess_options=_options(onnxruntime), providers=["CPUExecutionProvider"],
         )
         del model
         feeds = {i.name: np.ones((1, 4), dtype=np.int64) for i in session.get_inputs()}
@@ -151,29 +157,46 @@ class Embedder:
 
     def embed_sync(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed in batches of similar length (blocking: call through ``embed`` from the
-        loop). The box runs one text a batch (``BATCH_SIZE``); where a caller sets larger ones
-        (bench_rag's one-off 100k embedding) a batch is padded to its own longest text, so
-        sorting first wastes nothing on padding (+13% at batches of 2)."""
-        import numpy as np  # noqa: PLC0415
-
+        loop), ``threads`` batches at a time. The box runs one text a batch (``BATCH_SIZE``);
+        where a caller sets larger ones (bench_rag's one-off 100k embedding) a batch is padded
+        to its own longest text, so sorting first wastes nothing on padding (+13% at batches
+        of 2)."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[list[float]] = [[] for _ in texts]
-        for start in range(0, len(order), BATCH_SIZE):
-            picked = order[start : start + BATCH_SIZE]
-            batch = self._batch_tokenizer.encode_batch([texts[i] for i in picked])
-            ids = np.array([e.ids for e in batch], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in batch], dtype=np.int64)
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = self._session.run(None, feeds)[0]
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            for i, vector in zip(picked, (pooled / np.clip(norms, 1e-12, None)).tolist(),
-                                 strict=True):
-                out[i] = vector
+        # Tokenized a window at a time: a caller's 100k texts are not all held as encodings.
+        window = BATCH_SIZE * self.threads * 16
+        for start in range(0, len(order), window):
+            picked = order[start : start + window]
+            encodings = self._truncating.encode_batch([texts[i] for i in picked])
+            batches = [(picked[i : i + BATCH_SIZE], encodings[i : i + BATCH_SIZE])
+                       for i in range(0, len(picked), BATCH_SIZE)]
+            runs = (self._runs.map(self._run, batches)
+                    if self._runs is not None and len(batches) > 1 else map(self._run, batches))
+            for indices, vectors in runs:
+                for i, vector in zip(indices, vectors, strict=True):
+                    out[i] = vector
         return out
+
+    def _run(self, batch: tuple[list[int], list[Any]]) -> tuple[list[int], list[list[float]]]:
+        """One ONNX run: the batch padded to its longest text, mean-pooled, normalized."""
+        import numpy as np  # noqa: PLC0415
+
+        indices, encodings = batch
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)  # [PAD] is 0
+        mask = np.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        vectors: list[list[float]] = (pooled / np.clip(norms, 1e-12, None)).tolist()
+        return indices, vectors
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed off the event loop."""
@@ -183,6 +206,8 @@ class Embedder:
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
+        if self._runs is not None:
+            self._runs.shutdown(wait=True)
         self._session = None  # the weights go with the session
 
 

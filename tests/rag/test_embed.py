@@ -154,3 +154,13 @@ def test_without_the_int8_kernels_it_runs_the_export(
         assert len(model.embed_sync(["a cat"])[0]) == DIMENSIONS
     finally:
         model.close()
+
+
+def test_runs_side_by_side_give_each_text_its_own_vector(embedder: Embedder) -> None:
+    """Several ONNX runs at once (``threads``) return every vector in its text's place, equal
+    to the text embedded alone."""
+    texts = [f"note {i}: " + "the boiler was serviced " * (i % 7 + 1) for i in range(23)]
+    assert embedder.threads == 2
+    together = embedder.embed_sync(texts)
+    alone = [embedder.embed_sync([text])[0] for text in texts]
+    assert together == alone
