@@ -24,6 +24,9 @@ Progress = Callable[[int, int], None]
 # Chunks written per transaction while a document is stored: memory stays bounded whatever the
 # file's size (about 100 KiB of text and vectors a batch), and a write holds the writer briefly.
 STORE_BATCH = 64
+# Texts per embedding call: the embedder runs this many (its ``threads``, 2 by default) side by
+# side, and a chat turn waits at most for one step.
+EMBED_STEP = 2 * BATCH_SIZE
 HASH_STEP = 1 << 20  # characters encoded at a time for the content hash
 
 
@@ -118,9 +121,9 @@ class KnowledgeBase:
             while (batch := await loop.run_in_executor(None, next, batches, None)) is not None:
                 # Packed as they come (1.5 KiB a chunk): lists of Python floats took ~9 KiB.
                 vectors: list[bytes] = []
-                for step in range(0, len(batch), BATCH_SIZE):
+                for step in range(0, len(batch), EMBED_STEP):
                     await self.foreground.idle()
-                    texts = [c.text for c in batch[step : step + BATCH_SIZE]]
+                    texts = [c.text for c in batch[step : step + EMBED_STEP]]
                     vectors.extend(pack(v) for v in await self.embedder.embed(texts))
                     if progress is not None:
                         progress(done + len(vectors), total)
