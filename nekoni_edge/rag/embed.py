@@ -68,9 +68,10 @@ def _options(onnxruntime: Any) -> Any:
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     # onnxruntime's arena keeps the buffers of the largest runs while the embedder is loaded
-    # (released after ``embedder_keep_s`` idle), and that is the lesser cost: without it, two
-    # runs side by side left glibc's heaps fragmented and an ingest peaked at +171 MiB over
-    # idle (+80 one run at a time); with it +65, at the same speed (bench_ingest).
+    # (released after ``embedder_keep_s`` idle), and that is the lesser cost: without it, with
+    # two runs side by side an ingest peaked at +171 MiB over idle (+80 one run at a time;
+    # trimming glibc after every batch, +146); with it +65 (bench_ingest). It costs ~11% of
+    # the embedding speed (the runs share its lock); ingest memory is the budget that holds.
     options.enable_cpu_mem_arena = True
     options.enable_mem_pattern = False
     return options
