@@ -19,7 +19,7 @@ from nekoni_edge.config import Settings
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.models import package_file
 from nekoni_edge.memory import return_freed_memory
-from nekoni_edge.rag.int8graph import integer_graph
+from nekoni_edge.rag.int8graph import fuse_attention, integer_graph
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -133,8 +133,11 @@ class Embedder:
         rewritten = integer_graph(onnx.load(str(onnx_path)))
         if not rewritten.shared + rewritten.blockwise:
             raise ModelUnavailable("no int8 weights found in the graph")
-        model = rewritten.model.SerializeToString()
-        del rewritten  # one copy of the graph at a time: it is 23 MB
+        graph, blocks = fuse_attention(rewritten.model)
+        if not blocks:
+            _LOGGER.info("embedder: attention left as exported (its pattern did not match)")
+        model = graph.SerializeToString()
+        del rewritten, graph  # one copy of the graph at a time: it is 23 MB
         session = onnxruntime.InferenceSession(
             model, sess_options=_options(onnxruntime), providers=["CPUExecutionProvider"],
         )

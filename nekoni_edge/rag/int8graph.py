@@ -16,7 +16,9 @@ rewrite feeds the same int8 values and scales to integer kernels instead:
   against fp32's 0.419;
 - a ``Gather`` from an embedding table: the int8 rows are gathered, then only they are scaled.
 
-Pure: model in, model out. A graph without this pattern comes back unchanged.
+Then ``fuse_attention`` hands each attention block to onnxruntime's ``MultiHeadAttention``.
+
+Pure: model in, model out. A graph without these patterns comes back unchanged.
 """
 
 from __future__ import annotations
@@ -136,3 +138,98 @@ def integer_graph(model: Any) -> Rewritten:
     if counts["blockwise"] and not any(o.domain == _MS_DOMAIN for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(_MS_DOMAIN, 1))
     return Rewritten(model, **counts)
+
+
+_THROUGH = ("Reshape", "Transpose")  # head split / merge between a projection and attention
+
+
+def fuse_attention(model: Any) -> tuple[Any, int]:
+    """``model`` with each attention block of the export (query/key/value split into heads,
+    scaled, masked with ``Where``/``IsNaN``, softmax, merged back) run by onnxruntime's
+    ``MultiHeadAttention`` instead: the same arithmetic in fp32 (vectors equal to 1e-5), without
+    the ~170 transposes, reshapes and masking nodes (+13% texts/s here). Returns the number of
+    blocks fused; with any block not matching, the model comes back unchanged and 0."""
+    from onnx import TensorProto, helper, numpy_helper  # noqa: PLC0415
+
+    graph = model.graph
+    initializers = {i.name: i for i in graph.initializer}
+    producers = {out: node for node in graph.node for out in node.output}
+    readers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            readers.setdefault(name, []).append(node)
+    mask = next((i.name for i in graph.input if i.name == "attention_mask"), None)
+    if mask is None:  # the fused op masks padding by this input
+        return model, 0
+
+    def projection(tensor: str) -> str | None:
+        """Back through head reshapes, transposes and the constant scale to the [B, S, D]
+        tensor a bias ``Add`` made."""
+        while (node := producers.get(tensor)) is not None:
+            if node.op_type in _THROUGH or (node.op_type == "Mul"
+                                            and node.input[1] in initializers):
+                tensor = node.input[0]
+                continue
+            return tensor if node.op_type == "Add" else None
+        return None
+
+    def head_size(tensor: str) -> int | None:
+        """The last entry of the shape the query is reshaped to (``Concat`` of sizes)."""
+        for node in readers.get(tensor, []):
+            shape = producers.get(node.input[1]) if node.op_type == "Reshape" else None
+            if shape is not None and shape.op_type == "Concat" and \
+                    shape.input[-1] in initializers:
+                return int(numpy_helper.to_array(initializers[shape.input[-1]]).reshape(-1)[0])
+        return None
+
+    def hidden_size(tensor: str) -> int | None:
+        bias = producers[tensor].input[1]
+        return int(numpy_helper.to_array(initializers[bias]).shape[-1]) \
+            if bias in initializers else None
+
+    fused: dict[int, Any] = {}  # the head-merging Reshape -> its replacement
+    for softmax in (n for n in graph.node if n.op_type == "Softmax"):
+        scores = producers.get(softmax.input[0])
+        if scores is not None and scores.op_type == "Add":  # the mask
+            scores = producers.get(scores.input[0])
+        probabilities = readers.get(softmax.output[0], [])
+        mixes = probabilities + [after for where in probabilities if where.op_type == "Where"
+                                 for after in readers.get(where.output[0], [])]
+        mix = next((r for r in mixes if r.op_type == "MatMul"), None)
+        if scores is None or scores.op_type != "MatMul" or mix is None:
+            return model, 0
+        query, key, value = (projection(scores.input[0]), projection(scores.input[1]),
+                             projection(mix.input[1]))
+        merge = readers.get(mix.output[0], [None])[0]
+        merged = readers.get(merge.output[0], [None])[0] if merge is not None else None
+        if (query is None or key is None or value is None or merge is None or merged is None
+                or merge.op_type != "Transpose" or merged.op_type != "Reshape"):
+            return model, 0
+        head, hidden = head_size(query), hidden_size(query)
+        if not head or not hidden or hidden % head:
+            return model, 0
+        fused[id(merged)] = helper.make_node(
+            "MultiHeadAttention", [query, key, value, "", f"{mask}_i32"], [merged.output[0]],
+            domain=_MS_DOMAIN, num_heads=hidden // head)
+    if not fused:
+        return model, 0
+
+    nodes: list[Any] = [helper.make_node("Cast", [mask], [f"{mask}_i32"], to=TensorProto.INT32)]
+    nodes += [fused.get(id(node), node) for node in graph.node]
+    # What only the old attention read goes (scores, masks, shape arithmetic).
+    outputs = {o.name for o in graph.output}
+    while True:
+        read = {name for node in nodes for name in node.input} | outputs
+        kept = [node for node in nodes if any(out in read for out in node.output)]
+        if len(kept) == len(nodes):
+            break
+        nodes = kept
+    read = {name for node in nodes for name in node.input}
+    kept_initializers = [i for i in graph.initializer if i.name in read]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(kept_initializers)
+    if not any(o.domain == _MS_DOMAIN for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid(_MS_DOMAIN, 1))
+    return model, len(fused)

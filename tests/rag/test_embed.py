@@ -164,3 +164,63 @@ def test_runs_side_by_side_give_each_text_its_own_vector(embedder: Embedder) -> 
     together = embedder.embed_sync(texts)
     alone = [embedder.embed_sync([text])[0] for text in texts]
     assert together == alone
+
+
+def _hidden(model: object, texts: list[str]) -> list[object]:
+    """Per-token outputs of ``model`` for ``texts`` padded into one batch, each row cut to its
+    own tokens."""
+    import numpy as np
+    import onnxruntime
+
+    from nekoni_edge.rag.embed import load_tokenizer
+
+    session = onnxruntime.InferenceSession(model.SerializeToString(),  # type: ignore[attr-defined]
+                                           providers=["CPUExecutionProvider"])
+    tokenizer = load_tokenizer(default_model_files()[1])
+    rows = [tokenizer.encode(t).ids for t in texts]
+    ids = np.zeros((len(rows), max(map(len, rows))), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)], mask[i, : len(row)] = row, 1
+    out = session.run(None, {"input_ids": ids, "attention_mask": mask,
+                             "token_type_ids": np.zeros_like(ids)})[0]
+    return [out[i, : len(row)] for i, row in enumerate(rows)]
+
+
+def test_fused_attention_computes_what_the_export_does() -> None:
+    """Each attention block on ``MultiHeadAttention``: the export's masking nodes are gone and
+    the outputs are the export's, padding included (a lost mask changes the short row)."""
+    import numpy as np
+    import onnx
+
+    from nekoni_edge.rag.int8graph import fuse_attention
+
+    onnx_path, _ = default_model_files()
+    texts = ["the boiler", "the spare key is kept in the garage, next to the bike pump"]
+    exported = _hidden(onnx.load(str(onnx_path)), texts)
+    fused, blocks = fuse_attention(onnx.load(str(onnx_path)))
+    assert blocks == 6
+    ops = [n.op_type for n in fused.graph.node]
+    assert ops.count("MultiHeadAttention") == 6
+    assert {"Softmax", "Where", "IsNaN", "Transpose"}.isdisjoint(ops)
+    onnx.checker.check_model(fused)
+    for a, b in zip(exported, _hidden(fused, texts), strict=True):
+        assert np.abs(a - b).max() < 1e-4  # type: ignore[operator]
+
+
+def test_an_unknown_attention_shape_is_left_alone() -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    from nekoni_edge.rag.int8graph import fuse_attention
+
+    x = helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT, [1, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
+    graph = helper.make_graph([helper.make_node("Softmax", ["attention_mask"], ["y"])], "g",
+                              [x], [y])
+    model = helper.make_model(graph)
+    before = model.SerializeToString()
+    after, blocks = fuse_attention(model)
+    assert blocks == 0
+    assert after.SerializeToString() == before
+    onnx.checker.check_model(after)
