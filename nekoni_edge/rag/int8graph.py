@@ -18,6 +18,7 @@ rewrite feeds the same int8 values and scales to integer kernels instead:
 - a ``Gather`` from an embedding table: the int8 rows are gathered, then only they are scaled.
 
 Then ``fuse_attention`` hands each attention block to onnxruntime's ``MultiHeadAttention``.
+(Fusing the export's GELU into one ``Gelu`` node as well gained ~1%, within the noise: not done.)
 
 Pure: model in, model out. A graph without these patterns comes back unchanged.
 """
@@ -154,11 +155,7 @@ def fuse_attention(model: Any) -> tuple[Any, int]:
 
     graph = model.graph
     initializers = {i.name: i for i in graph.initializer}
-    producers = {out: node for node in graph.node for out in node.output}
-    readers: dict[str, list[Any]] = {}
-    for node in graph.node:
-        for name in node.input:
-            readers.setdefault(name, []).append(node)
+    producers, readers = _links(graph)
     mask = next((i.name for i in graph.input if i.name == "attention_mask"), None)
     if mask is None:  # the fused op masks padding by this input
         return model, 0
@@ -215,9 +212,27 @@ def fuse_attention(model: Any) -> tuple[Any, int]:
     if not fused:
         return model, 0
 
-    nodes: list[Any] = [helper.make_node("Cast", [mask], [f"{mask}_i32"], to=TensorProto.INT32)]
-    nodes += [fused.get(id(node), node) for node in graph.node]
-    # What only the old attention read goes (scores, masks, shape arithmetic).
+    cast = helper.make_node("Cast", [mask], [f"{mask}_i32"], to=TensorProto.INT32)
+    _replace(model, [cast, *(fused.get(id(node), node) for node in graph.node)])
+    return model, len(fused)
+
+
+def _links(graph: Any) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """Each tensor's producing node, and the nodes reading it."""
+    producers = {out: node for node in graph.node for out in node.output}
+    readers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            readers.setdefault(name, []).append(node)
+    return producers, readers
+
+
+def _replace(model: Any, nodes: list[Any]) -> None:
+    """``nodes`` as the graph's, less those nothing reads any more (the pieces a fused node
+    replaced) and the initializers only they read."""
+    from onnx import helper  # noqa: PLC0415
+
+    graph = model.graph
     outputs = {o.name for o in graph.output}
     while True:
         read = {name for node in nodes for name in node.input} | outputs
@@ -233,4 +248,4 @@ def fuse_attention(model: Any) -> tuple[Any, int]:
     graph.initializer.extend(kept_initializers)
     if not any(o.domain == _MS_DOMAIN for o in model.opset_import):
         model.opset_import.append(helper.make_opsetid(_MS_DOMAIN, 1))
-    return model, len(fused)
+
