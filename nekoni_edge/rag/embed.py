@@ -68,10 +68,9 @@ def _options(onnxruntime: Any) -> Any:
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     # onnxruntime's arena keeps the buffers of the largest runs while the embedder is loaded
-    # (released after ``embedder_keep_s`` idle), and that is the lesser cost: without it, with
-    # two runs side by side an ingest peaked at +171 MiB over idle (+80 one run at a time;
-    # trimming glibc after every batch, +146); with it +65 (bench_ingest). It costs ~11% of
-    # the embedding speed (the runs share its lock); ingest memory is the budget that holds.
+    # (released after ``embedder_keep_s`` idle): with two runs side by side and no arena, glibc's
+    # heaps grew with the file (an ingest +61 MiB over idle for 0.5 MiB, +75 for 3 MiB; +156
+    # and +226 before attention was fused); with it +39 and +44, at ~4% of the ingest's speed.
     options.enable_cpu_mem_arena = True
     options.enable_mem_pattern = False
     return options
