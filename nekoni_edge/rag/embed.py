@@ -64,7 +64,7 @@ def _options(onnxruntime: Any) -> Any:
     options = onnxruntime.SessionOptions()
     # Each run on one core, ``threads`` runs at once (``Embedder``): a text of 20-256 word
     # pieces is too small a job to split well, and two runs side by side embedded 1.57x as
-    # many texts a second as one run on two threads (bench_rag), with the same vectors.
+    # many texts a second as one run on two threads (in one process), with the same vectors.
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     # onnxruntime's arena keeps the buffers of the largest runs while the embedder is loaded
