@@ -187,18 +187,36 @@ def _hidden(model: object, texts: list[str]) -> list[object]:
     return [out[i, : len(row)] for i, row in enumerate(rows)]
 
 
-def test_fused_attention_computes_what_the_export_does() -> None:
+def _export(rescaled: bool) -> object:
+    """The packaged export; ``rescaled``: its attention scales (query and key each times
+    32^-1/4) set to 0.5, as another export might write them."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(default_model_files()[0]))
+    if rescaled:
+        for i, init in enumerate(model.graph.initializer):
+            value = numpy_helper.to_array(init)
+            if value.size == 1 and abs(float(value.reshape(-1)[0]) - 32 ** -0.25) < 1e-6:
+                model.graph.initializer[i].CopyFrom(
+                    numpy_helper.from_array(np.asarray(0.5, value.dtype), init.name))
+    return model
+
+
+@pytest.mark.parametrize("rescaled", [False, True])
+def test_fused_attention_computes_what_the_export_does(rescaled: bool) -> None:
     """Each attention block on ``MultiHeadAttention``: the export's masking nodes are gone and
-    the outputs are the export's, padding included (a lost mask changes the short row)."""
+    the outputs are the export's, padding included (a lost mask changes the short row) and
+    with whatever scale the export uses."""
     import numpy as np
     import onnx
 
     from nekoni_edge.rag.int8graph import fuse_attention
 
-    onnx_path, _ = default_model_files()
     texts = ["the boiler", "the spare key is kept in the garage, next to the bike pump"]
-    exported = _hidden(onnx.load(str(onnx_path)), texts)
-    fused, blocks = fuse_attention(onnx.load(str(onnx_path)))
+    exported = _hidden(_export(rescaled), texts)
+    fused, blocks = fuse_attention(_export(rescaled))
     assert blocks == 6
     ops = [n.op_type for n in fused.graph.node]
     assert ops.count("MultiHeadAttention") == 6
