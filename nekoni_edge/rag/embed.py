@@ -220,6 +220,8 @@ class Embedder:
 class TextEmbedder(Protocol):
     """What the knowledge base needs of an embedder."""
 
+    threads: int  # texts it embeds side by side
+
     @property
     def tokenizer(self) -> Any: ...
 
@@ -246,6 +248,7 @@ class OnDemandEmbedder:
                 raise ModelUnavailable(f"embedding model file {path} does not exist")
         self._tokenizer: Any = None
         self._tokenizer_lock = threading.Lock()
+        self.threads = max(1, threads)
         self._loader = loader or (lambda: Embedder.default(threads, fold_weights))
         self.keep_s = keep_s
         self._embedder: Embedder | None = None

@@ -24,9 +24,6 @@ Progress = Callable[[int, int], None]
 # Chunks written per transaction while a document is stored: memory stays bounded whatever the
 # file's size (about 100 KiB of text and vectors a batch), and a write holds the writer briefly.
 STORE_BATCH = 64
-# Texts per embedding call: the embedder runs this many (its ``threads``, 2 by default) side by
-# side, and a chat turn waits at most for one step.
-EMBED_STEP = 2 * BATCH_SIZE
 HASH_STEP = 1 << 20  # characters encoded at a time for the content hash
 
 
@@ -116,14 +113,16 @@ class KnowledgeBase:
             return Ingested(doc_id, existing.source, existing.chunks, existing.pages, False)
         _LOGGER.info("adding %s as %s: %d chunks", source, doc_id, total)
         batches = _batches(source, data, self.embedder.tokenizer, STORE_BATCH)
+        # As many texts a call as the embedder runs side by side: a chat turn waits for one step.
+        per_call = BATCH_SIZE * self.embedder.threads
         done = 0
         try:
             while (batch := await loop.run_in_executor(None, next, batches, None)) is not None:
                 # Packed as they come (1.5 KiB a chunk): lists of Python floats took ~9 KiB.
                 vectors: list[bytes] = []
-                for step in range(0, len(batch), EMBED_STEP):
+                for step in range(0, len(batch), per_call):
                     await self.foreground.idle()
-                    texts = [c.text for c in batch[step : step + EMBED_STEP]]
+                    texts = [c.text for c in batch[step : step + per_call]]
                     vectors.extend(pack(v) for v in await self.embedder.embed(texts))
                     if progress is not None:
                         progress(done + len(vectors), total)

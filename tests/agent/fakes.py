@@ -23,6 +23,8 @@ def bag_of_words(text: str) -> list[float]:
 class WordEmbedder:
     """Counts its calls, so tests can see what was embedded."""
 
+    threads = 1
+
     def __init__(self) -> None:
         self.calls: list[list[str]] = []
 

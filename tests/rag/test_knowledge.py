@@ -178,7 +178,7 @@ class FailingEmbedder:
 
     def __init__(self, real: Embedder, fail_at: int) -> None:
         self.real, self.fail_at, self.calls = real, fail_at, 0
-        self.tokenizer = real.tokenizer
+        self.tokenizer, self.threads = real.tokenizer, real.threads
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.calls += 1
