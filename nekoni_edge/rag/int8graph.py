@@ -36,7 +36,6 @@ _MS_DOMAIN = "com.microsoft"
 class _Int8Weight:
     quantized: str  # int8 initializer
     scale: str  # fp32 initializer: [1, N] for a matmul weight, [rows, 1] for a table
-    nodes: tuple[Any, Any]  # the Cast and Mul that rebuild it in fp32
 
 
 @dataclass(frozen=True)
@@ -55,14 +54,14 @@ def integer_graph(model: Any) -> Rewritten:
 
     graph = model.graph
     initializers = {i.name: i for i in graph.initializer}
-    producers = {out: node for node in graph.node for out in node.output}
+    producers, _ = _links(graph)
     weights: dict[str, _Int8Weight] = {}
     for node in graph.node:
         cast = producers.get(node.input[0]) if node.op_type == "Mul" else None
         if (cast is not None and cast.op_type == "Cast" and cast.input[0] in initializers
                 and initializers[cast.input[0]].data_type == TensorProto.INT8
                 and node.input[1] in initializers):
-            weights[node.output[0]] = _Int8Weight(cast.input[0], node.input[1], (cast, node))
+            weights[node.output[0]] = _Int8Weight(cast.input[0], node.input[1])
 
     readers: dict[str, int] = {}  # int8 matmuls reading each tensor
     for node in graph.node:
@@ -127,18 +126,8 @@ def integer_graph(model: Any) -> Rewritten:
             nodes.append(node)
 
     # The Cast/Mul pairs nothing reads any more go, and then the initializers nothing reads.
-    read = {name for node in nodes for name in node.input} | {o.name for o in graph.output}
-    rebuilt_unread = {id(n) for w in weights.values() if w.nodes[1].output[0] not in read
-                      for n in w.nodes}
-    nodes = [node for node in nodes if id(node) not in rebuilt_unread]
-    read = {name for node in nodes for name in node.input}
-    kept = [i for i in graph.initializer if i.name in read] + added
-    del graph.node[:]
-    graph.node.extend(nodes)
-    del graph.initializer[:]
-    graph.initializer.extend(kept)
-    if counts["blockwise"] and not any(o.domain == _MS_DOMAIN for o in model.opset_import):
-        model.opset_import.append(helper.make_opsetid(_MS_DOMAIN, 1))
+    graph.initializer.extend(added)
+    _replace(model, nodes)
     return Rewritten(model, **counts)
 
 
@@ -235,7 +224,7 @@ def _links(graph: Any) -> tuple[dict[str, Any], dict[str, list[Any]]]:
 
 def _replace(model: Any, nodes: list[Any]) -> None:
     """``nodes`` as the graph's, less those nothing reads any more (the pieces a fused node
-    replaced) and the initializers only they read."""
+    replaced) and the initializers only they read; the contrib opset where a node needs it."""
     from onnx import helper  # noqa: PLC0415
 
     graph = model.graph
@@ -252,6 +241,7 @@ def _replace(model: Any, nodes: list[Any]) -> None:
     graph.node.extend(nodes)
     del graph.initializer[:]
     graph.initializer.extend(kept_initializers)
-    if not any(o.domain == _MS_DOMAIN for o in model.opset_import):
+    if (any(node.domain == _MS_DOMAIN for node in nodes)
+            and not any(o.domain == _MS_DOMAIN for o in model.opset_import)):
         model.opset_import.append(helper.make_opsetid(_MS_DOMAIN, 1))
 
