@@ -1,8 +1,9 @@
 """Raw llama-cpp-python vs the whole phone path (client → WebRTC → daemon → model → back);
 and an OpenAI-compatible engine (llama-cpp-python's server) called directly vs through the box.
 
-Same GGUF, prompt, threads, temperature 0 and token budget, measured in one run; prints a
-table of medians and the ratio. Run: ``.venv/bin/python -m benchmarks.bench_chat``.
+Same GGUF, prompt, threads, temperature 0 and token budget, measured in one run; each phone
+answer is paired with a raw (or direct) answer run next to it, and the table gives medians and
+the median of the per-pair ratios. Run: ``.venv/bin/python -m benchmarks.bench_chat``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,17 +57,24 @@ def raw_run(llm: Any, max_tokens: int) -> Run:
     return first, chars, time.perf_counter() - started, tokens
 
 
-async def client_runs(url: str, key_pem: bytes, runs: int) -> dict[str, Any]:
-    """The phone's side, run in its own process (a phone is another device, with its own GIL)."""
+async def client_runs(url: str) -> None:
+    """The phone's side, in its own process (a phone is another device, with its own GIL).
+
+    Reads its key (PEM, base64 on one line) from stdin, connects, prints ``connect_s``, then
+    answers one question per ``go`` line on stdin with a JSON line of its timings.
+    """
+    import base64
+
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
-    key = load_pem_private_key(key_pem, password=None)
+    loop = asyncio.get_running_loop()
+    key = load_pem_private_key(base64.b64decode(sys.stdin.readline()), password=None)
     assert isinstance(key, Ed25519PrivateKey)
     started = time.perf_counter()
     async with PhoneClient(key, url) as phone:
-        connect_s = time.perf_counter() - started
-        results, tails = [], []
-        for i in range(runs):
+        print(json.dumps({"connect_s": time.perf_counter() - started}), flush=True)
+        i = 0
+        while (await loop.run_in_executor(None, sys.stdin.readline)).strip() == "go":
             started = time.perf_counter()
             first, chars, messages, last = 0.0, 0, 0, 0.0
             phone.send({"type": "message", "content": QUESTION, "sessionId": f"b{i}"})
@@ -80,15 +89,24 @@ async def client_runs(url: str, key_pem: bytes, runs: int) -> dict[str, Any]:
                 elif msg["type"] in ("message_end", "message", "error"):
                     break
             # Speed up to the last text the phone shows (as raw: up to llama.cpp's last
-            # token); what the box does after it (log, state) is in "after last" below.
-            results.append((first, chars, last, messages))
-            tails.append(time.perf_counter() - started - last)
-    return {"connect_s": connect_s, "results": results, "tail_s": statistics.median(tails)}
+            # token); what the box does after it (log, state) is the "tail".
+            print(json.dumps({"run": [first, chars, last, messages],
+                              "tail_s": time.perf_counter() - started - last}), flush=True)
+            i += 1
 
 
-async def phone_runs(provider: Any, threads: int, max_tokens: int, runs: int,
-                     **overrides: Any) -> tuple[float, list[Run], float]:
-    """Daemon here, phone client in a subprocess, over WebRTC on loopback."""
+Baseline = Callable[[], Awaitable[Run]]
+
+
+async def paired_runs(provider: Any, baseline: Baseline, runs: int, threads: int,
+                      max_tokens: int, **overrides: Any
+                      ) -> tuple[float, list[tuple[Run, Run]], float]:
+    """Daemon here, phone client in a subprocess over WebRTC on loopback. Each phone answer is
+    paired with a baseline answer run right before or after it (the order alternates): this
+    machine's speed drifts by tens of percent within minutes, and runs made in blocks minutes
+    apart measured the drift (0.79x to 1.05x in one session)."""
+    import base64
+
     from cryptography.hazmat.primitives.serialization import (
         Encoding,
         NoEncryption,
@@ -103,6 +121,7 @@ async def phone_runs(provider: Any, threads: int, max_tokens: int, runs: int,
                                  **overrides)
         box = Daemon(settings, provider=provider)
         await box.start()
+        proc = None
         try:
             assert box.db is not None
             key = Ed25519PrivateKey.generate()
@@ -110,17 +129,43 @@ async def phone_runs(provider: Any, threads: int, max_tokens: int, runs: int,
             pem = key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "benchmarks.bench_chat", "--client",
-                f"http://127.0.0.1:{box.port}", "--runs", str(runs),
+                f"http://127.0.0.1:{box.port}",
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             )
-            out, _ = await proc.communicate(pem)
-            if proc.returncode != 0:
-                raise SystemExit(f"client process failed ({proc.returncode})")
-            data = json.loads(out)
+            stdin, stdout = proc.stdin, proc.stdout
+            assert stdin is not None
+            assert stdout is not None
+            stdin.write(base64.b64encode(pem) + b"\n")
+            line = await stdout.readline()
+            if not line:
+                raise SystemExit(f"client process failed ({await proc.wait()})")
+            connect_s = float(json.loads(line)["connect_s"])
+
+            async def phone() -> tuple[Run, float]:
+                stdin.write(b"go\n")
+                line = await stdout.readline()
+                if not line:
+                    raise SystemExit(f"client process failed ({await proc.wait()})")
+                data = json.loads(line)
+                first, chars, last, messages = data["run"]
+                return (first, chars, last, messages), float(data["tail_s"])
+
+            pairs, tails = [], []
+            for i in range(runs):
+                if i % 2:
+                    (run, tail), base = await phone(), await baseline()
+                else:
+                    base, (run, tail) = await baseline(), await phone()
+                pairs.append((base, run))
+                tails.append(tail)
+            stdin.close()
+            await proc.wait()
         finally:
+            if proc is not None and proc.returncode is None:
+                proc.kill()
+                await proc.wait()
             await box.stop()
-    return (data["connect_s"], [(r[0], r[1], r[2], r[3]) for r in data["results"]],
-            data["tail_s"])
+    return connect_s, pairs, statistics.median(tails)
 
 
 def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -144,24 +189,21 @@ def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str
     raise SystemExit("llama_cpp.server did not start")
 
 
-async def engine_direct(url: str, max_tokens: int, runs: int) -> list[Run]:
-    """The engine called straight over HTTP (what the box's provider does, minus the box)."""
-    provider = OpenAIProvider(url, "bench", temperature=0.0)
+def engine_run(provider: OpenAIProvider, max_tokens: int) -> Baseline:
+    """One answer from the engine called straight over HTTP (the box's provider minus the box)."""
     turns = [ChatTurn("system", DEFAULT_SYSTEM_PROMPT), ChatTurn("user", QUESTION)]
-    results = []
-    try:
-        for _ in range(runs + 1):  # the first warms the engine up
-            started = time.perf_counter()
-            first, tokens, chars = 0.0, 0, 0
-            async for piece in provider.stream_chat(turns, max_tokens=max_tokens):
-                if not tokens:
-                    first = time.perf_counter() - started
-                tokens += 1
-                chars += len(piece)
-            results.append((first, chars, time.perf_counter() - started, tokens))
-    finally:
-        await provider.aclose()
-    return results[1:]
+
+    async def run() -> Run:
+        started = time.perf_counter()
+        first, tokens, chars = 0.0, 0, 0
+        async for piece in provider.stream_chat(turns, max_tokens=max_tokens):
+            if not tokens:
+                first = time.perf_counter() - started
+            tokens += 1
+            chars += len(piece)
+        return first, chars, time.perf_counter() - started, tokens
+
+    return run
 
 
 def summarize(results: list[Run]) -> tuple[float, float, int]:
@@ -173,10 +215,27 @@ def summarize(results: list[Run]) -> tuple[float, float, int]:
     return ttft, rate, pieces
 
 
+def ratios(pairs: list[tuple[Run, Run]]) -> tuple[float, float, float, float]:
+    """Median of the per-pair speed ratios (phone/baseline), its quartiles, and the median
+    first-piece difference in seconds."""
+    speed = sorted((p[1] / p[2]) / (b[1] / b[2]) for b, p in pairs)
+    q1, _, q3 = statistics.quantiles(speed, n=4) if len(speed) > 1 else (speed[0],) * 3
+    return statistics.median(speed), q1, q3, statistics.median(p[0] - b[0] for b, p in pairs)
+
+
+def rows(name: str, base_name: str, pairs: list[tuple[Run, Run]]) -> None:
+    b_ttft, b_rate, b_pieces = summarize([b for b, _ in pairs])
+    p_ttft, p_rate, p_pieces = summarize([p for _, p in pairs])
+    speed, q1, q3, extra = ratios(pairs)
+    print(f"{base_name:<30}{b_ttft * 1000:>9.1f}{b_rate:>10.1f}{b_pieces:>8}")
+    print(f"{name:<30}{p_ttft * 1000:>9.1f}{p_rate:>10.1f}{p_pieces:>8}")
+    print(f"{'  per pair: ratio, +first ms':<30}{extra * 1000:>+9.1f}{speed:>10.3f}"
+          f"   (quartiles {q1:.3f}-{q3:.3f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=5, help="answers per path and round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=15, help="pairs of answers per path")
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--no-engine", action="store_true",
@@ -187,8 +246,7 @@ def main() -> None:
         from nekoni_edge.transport.ice import pin_host_addresses
 
         pin_host_addresses(["127.0.0.1"])
-        print(json.dumps(asyncio.run(client_runs(args.client, sys.stdin.buffer.read(),
-                                                 args.runs))))
+        asyncio.run(client_runs(args.client))
         return
 
     from concurrent.futures import ThreadPoolExecutor
@@ -199,52 +257,48 @@ def main() -> None:
     # Raw runs in the very thread the box's provider generates in: llama.cpp's OpenMP team
     # belongs to the thread that calls it, and a second team (raw in the main thread, the box in
     # its worker) halved the box's speed in this benchmark (docs/TRAPS.md).
-    worker: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=1,
-                                                           thread_name_prefix="llama")
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
     llm = worker.submit(Llama, model_path=str(path), n_threads=args.threads, n_ctx=2048,
                         seed=1, verbose=False).result()
     worker.submit(raw_run, llm, 8).result()  # warm up
-    # Rounds alternate raw and phone: this machine's speed drifts within minutes, and a ratio
-    # of runs made minutes apart measured the drift (0.79x to 1.05x in one session).
-    raw: list[Run] = []
-    phone: list[Run] = []
-    for _ in range(args.rounds):
-        if worker is None:  # the box's stop ends its provider's worker: one per round
-            worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama")
-        provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False, executor=worker)
-        raw += [worker.submit(raw_run, llm, args.max_tokens).result() for _ in range(args.runs)]
-        connect_s, runs, tail_s = asyncio.run(phone_runs(provider, args.threads,
-                                                         args.max_tokens, args.runs))
-        phone += runs
-        worker = None
+    provider = LlamaProvider(llm, path, temperature=0.0, owns_model=False, executor=worker)
+
+    async def raw() -> Run:
+        return await asyncio.get_running_loop().run_in_executor(worker, raw_run, llm,
+                                                                args.max_tokens)
+
+    connect_s, pairs, tail_s = asyncio.run(paired_runs(provider, raw, args.runs, args.threads,
+                                                       args.max_tokens))
     llm.close()
-    engine_rows = None
+    engine_pairs = None
     if not args.no_engine:
         engine, url = start_engine(path, args.threads)
-        try:
-            direct = asyncio.run(engine_direct(url, args.max_tokens, args.runs))
-            _, through, _ = asyncio.run(phone_runs(None, args.threads, args.max_tokens, args.runs,
+
+        async def through_engine() -> list[tuple[Run, Run]]:
+            direct = OpenAIProvider(url, "bench", temperature=0.0)
+            try:
+                await engine_run(direct, args.max_tokens)()  # warms the engine up
+                _, pairs, _ = await paired_runs(None, engine_run(direct, args.max_tokens),
+                                                args.runs, args.threads, args.max_tokens,
                                                 model_url=url, model_name="bench",
-                                                model_fallback="none"))
+                                                model_fallback="none")
+            finally:
+                await direct.aclose()
+            return pairs
+
+        try:
+            engine_pairs = asyncio.run(through_engine())
         finally:
             engine.kill()
             engine.wait()
-        engine_rows = (summarize(direct), summarize(through))
 
-    r_ttft, r_rate, r_tok = summarize(raw)
-    p_ttft, p_rate, p_tok = summarize(phone)
     print(f"model {path.name}, threads {args.threads}, max_tokens {args.max_tokens}, "
-          f"{args.rounds} rounds of {args.runs} runs each, alternating (medians)")
-    print(f"{'path':<28}{'TTFT ms':>10}{'chars/s':>10}{'pieces':>8}   (pieces: tokens raw, "
+          f"{args.runs} pairs, each phone answer next to a baseline answer (medians)")
+    print(f"{'path':<30}{'TTFT ms':>9}{'chars/s':>10}{'pieces':>8}   (pieces: tokens raw, "
           "messages on the phone path)")
-    print(f"{'raw llama-cpp-python':<28}{r_ttft * 1000:>10.1f}{r_rate:>10.1f}{r_tok:>8}")
-    print(f"{'phone over WebRTC (2 procs)':<28}{p_ttft * 1000:>10.1f}{p_rate:>10.1f}{p_tok:>8}")
-    print(f"{'ratio phone/raw':<28}{p_ttft / r_ttft:>10.2f}{p_rate / r_rate:>10.2f}")
-    if engine_rows is not None:
-        (d_ttft, d_rate, d_tok), (t_ttft, t_rate, t_tok) = engine_rows
-        print(f"{'engine called directly':<28}{d_ttft * 1000:>10.1f}{d_rate:>10.1f}{d_tok:>8}")
-        print(f"{'phone → box → engine':<28}{t_ttft * 1000:>10.1f}{t_rate:>10.1f}{t_tok:>8}")
-        print(f"{'ratio via box/direct':<28}{t_ttft / d_ttft:>10.2f}{t_rate / d_rate:>10.2f}")
+    rows("phone over WebRTC (2 procs)", "raw llama-cpp-python", pairs)
+    if engine_pairs is not None:
+        rows("phone → box → engine", "engine called directly", engine_pairs)
     print(f"connect (join → offer → answer → handshake ready): {connect_s * 1000:.0f} ms; "
           f"after the last piece until message_end (log, model state): {tail_s * 1000:.0f} ms")
 
