@@ -19,6 +19,7 @@ import tempfile
 import time
 import urllib.request
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +99,16 @@ async def client_runs(url: str) -> None:
 Baseline = Callable[[], Awaitable[Run]]
 
 
+@dataclass
+class Paired:
+    connect_s: float
+    pairs: list[tuple[Run, Run]]  # (baseline, phone)
+    tail_s: float  # median: last piece → message_end
+    loop_cpu_s: float  # median CPU of the box's event loop thread per phone answer
+
+
 async def paired_runs(provider: Any, baseline: Baseline, runs: int, threads: int,
-                      max_tokens: int, **overrides: Any
-                      ) -> tuple[float, list[tuple[Run, Run]], float]:
+                      max_tokens: int, **overrides: Any) -> Paired:
     """Daemon here, phone client in a subprocess over WebRTC on loopback. Each phone answer is
     paired with a baseline answer run right before or after it (the order alternates): this
     machine's speed drifts by tens of percent within minutes, and runs made in blocks minutes
@@ -141,9 +149,13 @@ async def paired_runs(provider: Any, baseline: Baseline, runs: int, threads: int
                 raise SystemExit(f"client process failed ({await proc.wait()})")
             connect_s = float(json.loads(line)["connect_s"])
 
+            loop_cpu: list[float] = []
+
             async def phone() -> tuple[Run, float]:
                 stdin.write(b"go\n")
+                cpu = time.thread_time()  # this thread runs the box's event loop
                 line = await stdout.readline()
+                loop_cpu.append(time.thread_time() - cpu)
                 if not line:
                     raise SystemExit(f"client process failed ({await proc.wait()})")
                 data = json.loads(line)
@@ -165,7 +177,7 @@ async def paired_runs(provider: Any, baseline: Baseline, runs: int, threads: int
                 proc.kill()
                 await proc.wait()
             await box.stop()
-    return connect_s, pairs, statistics.median(tails)
+    return Paired(connect_s, pairs, statistics.median(tails), statistics.median(loop_cpu))
 
 
 def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
@@ -267,8 +279,7 @@ def main() -> None:
         return await asyncio.get_running_loop().run_in_executor(worker, raw_run, llm,
                                                                 args.max_tokens)
 
-    connect_s, pairs, tail_s = asyncio.run(paired_runs(provider, raw, args.runs, args.threads,
-                                                       args.max_tokens))
+    own = asyncio.run(paired_runs(provider, raw, args.runs, args.threads, args.max_tokens))
     llm.close()
     engine_pairs = None
     if not args.no_engine:
@@ -278,13 +289,11 @@ def main() -> None:
             direct = OpenAIProvider(url, "bench", temperature=0.0)
             try:
                 await engine_run(direct, args.max_tokens)()  # warms the engine up
-                _, pairs, _ = await paired_runs(None, engine_run(direct, args.max_tokens),
-                                                args.runs, args.threads, args.max_tokens,
-                                                model_url=url, model_name="bench",
-                                                model_fallback="none")
+                return (await paired_runs(None, engine_run(direct, args.max_tokens), args.runs,
+                                          args.threads, args.max_tokens, model_url=url,
+                                          model_name="bench", model_fallback="none")).pairs
             finally:
                 await direct.aclose()
-            return pairs
 
         try:
             engine_pairs = asyncio.run(through_engine())
@@ -296,11 +305,12 @@ def main() -> None:
           f"{args.runs} pairs, each phone answer next to a baseline answer (medians)")
     print(f"{'path':<30}{'TTFT ms':>9}{'chars/s':>10}{'pieces':>8}   (pieces: tokens raw, "
           "messages on the phone path)")
-    rows("phone over WebRTC (2 procs)", "raw llama-cpp-python", pairs)
+    rows("phone over WebRTC (2 procs)", "raw llama-cpp-python", own.pairs)
     if engine_pairs is not None:
         rows("phone → box → engine", "engine called directly", engine_pairs)
-    print(f"connect (join → offer → answer → handshake ready): {connect_s * 1000:.0f} ms; "
-          f"after the last piece until message_end (log, model state): {tail_s * 1000:.0f} ms")
+    print(f"connect (join → offer → answer → handshake ready): {own.connect_s * 1000:.0f} ms; "
+          f"after the last piece until message_end (log, model state): {own.tail_s * 1000:.0f} "
+          f"ms; the box's event loop: {own.loop_cpu_s * 1000:.1f} ms CPU per answer")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,10 @@ from nekoni_edge.memory import meminfo, return_freed_memory
 _LOGGER = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
+# Tokens after the first are handed from the model's thread to the event loop at most this
+# often: the app sends text at most every 50 ms anyway (``app.chat.COALESCE_S``), and each
+# hand-over wakes the loop, which then takes the GIL from the worker mid-token.
+HANDOFF_S = 0.05
 # Room the process needs beside the weights (KV cache, buffers) for a small context.
 MEMORY_MARGIN_BYTES = 128 * 1024 * 1024
 
@@ -131,6 +135,36 @@ class EvalCounter:
         return max(0, evaluated - max(0, completion_tokens - 1))
 
 
+class Handoff:
+    """Joins the tokens the worker thread hands to the event loop: the first goes at once (the
+    first token's latency is not touched), later ones at most every ``interval_s``; ``flush``
+    hands over what is held. One hand-over per token cost the box's loop 17 ms of CPU per
+    128-token answer against 10 ms joined, time taken from llama.cpp's two lockstep threads on a
+    two-core board. Worker-thread only; ``hand`` is thread-safe."""
+
+    def __init__(self, hand: Callable[[str], None], interval_s: float = HANDOFF_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._hand = hand
+        self._interval_s = interval_s
+        self._clock = clock
+        self._held: list[str] = []
+        self._last: float | None = None
+        self.handed = 0
+
+    def push(self, piece: str) -> None:
+        self._held.append(piece)
+        now = self._clock()
+        if self._last is None or now - self._last >= self._interval_s:
+            self.flush()
+            self._last = now
+
+    def flush(self) -> None:
+        if self._held:
+            self._hand("".join(self._held))
+            self._held.clear()
+            self.handed += 1
+
+
 class LlamaProvider:
     """A GGUF model run by llama-cpp-python in a dedicated worker thread."""
 
@@ -143,8 +177,10 @@ class LlamaProvider:
         owns_model: bool = True,
         executor: ThreadPoolExecutor | None = None,
         state_budget_bytes: int = Settings.model_state_mib * 2**20,
+        handoff_s: float = HANDOFF_S,
     ) -> None:
         """Wrap a loaded ``llama_cpp.Llama``; ``owns_model`` says whether aclose frees it."""
+        self.handoff_s = handoff_s
         self._llm = llm
         self._owns_model = owns_model
         self.path = path
@@ -292,6 +328,7 @@ class LlamaProvider:
                     )
                     produced = 0
                     finish = None
+                    handoff = Handoff(lambda text: put("piece", text), self.handoff_s)
                     for chunk in stream:
                         if cancel.is_set():
                             break
@@ -300,7 +337,9 @@ class LlamaProvider:
                         piece = choice["delta"].get("content")
                         if piece:
                             produced += 1  # llama-cpp-python streams one token a chunk
-                            put("piece", piece)
+                            handoff.push(piece)
+                    if not cancel.is_set():
+                        handoff.flush()
                     if usage is not None:
                         usage.completion_tokens = produced
                         usage.prompt_tokens = max(0, int(self._llm.n_tokens) - produced)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from nekoni_edge.errors import ModelUnavailable
-from nekoni_edge.llm.llama import LlamaProvider, check_model_file
+from nekoni_edge.llm.llama import Handoff, LlamaProvider, check_model_file
 from nekoni_edge.llm.models import default_gguf
-from nekoni_edge.llm.provider import ChatTurn
+from nekoni_edge.llm.provider import ChatTurn, Usage
 
 pytestmark = pytest.mark.slow
 
@@ -26,12 +26,48 @@ async def collect(provider: Any, max_tokens: int = 24) -> str:
 
 async def test_streams_real_tokens(llama_provider: LlamaProvider) -> None:
     pieces = []
-    async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=24)) as stream:
+    usage = Usage()
+    async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=24,
+                                                   usage=usage)) as stream:
         async for piece in stream:
             pieces.append(piece)
-    assert len(pieces) > 3
+    assert usage.completion_tokens > 3
+    assert 1 <= len(pieces) <= usage.completion_tokens
     assert "".join(pieces).strip()
     assert await llama_provider.count_tokens("hello world") >= 2
+
+
+def test_handoff_passes_the_first_token_at_once_then_joins() -> None:
+    now = [0.0]
+    handed: list[str] = []
+    handoff = Handoff(handed.append, 0.05, clock=lambda: now[0])
+    for t, piece in [(0.0, "Cats"), (0.01, " like"), (0.03, " boxes"), (0.06, "."),
+                     (0.08, " They"), (0.09, " hide")]:
+        now[0] = t
+        handoff.push(piece)
+    assert handed == ["Cats", " like boxes."]  # the first at once; then one every 50 ms
+    handoff.flush()
+    handoff.flush()  # nothing held: nothing handed
+    assert handed == ["Cats", " like boxes.", " They hide"]
+    assert handoff.handed == 3
+
+
+async def test_joined_pieces_are_exactly_the_generated_text(llama_model: Any) -> None:
+    """At temperature 0 the same prompt gives the same text handed over token by token and
+    joined: the first token alone (its latency untouched), the rest in one piece."""
+    async def pieces(handoff_s: float) -> list[str]:
+        provider = LlamaProvider(llama_model, default_gguf(), temperature=0.0,
+                                 owns_model=False, handoff_s=handoff_s)
+        try:
+            async with aclosing(provider.stream_chat(PROMPT, max_tokens=24)) as stream:
+                return [piece async for piece in stream]
+        finally:
+            await provider.aclose()
+
+    each = await pieces(0.0)
+    joined = await pieces(3600.0)
+    assert len(each) > 3
+    assert joined == [each[0], "".join(each[1:])]
 
 
 async def test_one_generation_at_a_time_in_fifo_order(llama_provider: LlamaProvider) -> None:
