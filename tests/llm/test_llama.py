@@ -45,7 +45,7 @@ def test_handoff_passes_the_first_token_at_once_then_joins() -> None:
                      (0.08, " They"), (0.09, " hide")]:
         now[0] = t
         handoff.push(piece)
-    assert handed == ["Cats", " like boxes."]  # the first at once; then one every 50 ms
+    assert handed == ["Cats", " like boxes."]  # the first at once; then at most one every 50 ms
     handoff.flush()
     handoff.flush()  # nothing held: nothing handed
     assert handed == ["Cats", " like boxes.", " They hide"]
