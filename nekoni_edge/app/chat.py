@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 from collections import deque
 from collections.abc import Callable
 from contextlib import aclosing
@@ -17,6 +16,7 @@ from typing import Any
 
 from nekoni_edge.agent.answer import NO_ANSWER
 from nekoni_edge.app.registry import Context, handles, reply_for, request_name
+from nekoni_edge.pacing import Joiner
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.store.knowledge import Hit
 
@@ -98,16 +98,17 @@ class Coalescer:
 
     def __init__(self, send: Callable[[str], None], interval_s: float | None = None) -> None:
         self._send = send
-        self.interval_s = COALESCE_S if interval_s is None else interval_s
-        self._buffer: list[str] = []
-        self._last = -math.inf
+        self._joiner = Joiner(COALESCE_S if interval_s is None else interval_s)
         self._timer: asyncio.TimerHandle | None = None
-        self.sent = 0  # chunks sent
+
+    @property
+    def sent(self) -> int:
+        """Chunks sent."""
+        return self._joiner.taken
 
     def push(self, piece: str) -> None:
-        self._buffer.append(piece)
         loop = asyncio.get_running_loop()
-        wait = self._last + self.interval_s - loop.time()
+        wait = self._joiner.push(piece, loop.time())
         if wait <= 0:
             self.flush()
         elif self._timer is None:
@@ -118,11 +119,8 @@ class Coalescer:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._buffer:
-            self._send("".join(self._buffer))
-            self._buffer.clear()
-            self._last = asyncio.get_running_loop().time()
-            self.sent += 1
+        if text := self._joiner.take(asyncio.get_running_loop().time()):
+            self._send(text)
 
 
 async def _turn(ctx: Context, message: m.Chat) -> None:

@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,13 +16,16 @@ from nekoni_edge.config import Settings
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.provider import ChatTurn, Usage
 from nekoni_edge.memory import meminfo, return_freed_memory
+from nekoni_edge.pacing import Joiner
 
 _LOGGER = logging.getLogger(__name__)
 
 GGUF_MAGIC = b"GGUF"
 # Tokens after the first are handed from the model's thread to the event loop at most this
 # often: the app sends text at most every 100 ms anyway (``app.chat.COALESCE_S``), and each
-# hand-over wakes the loop, which then takes the GIL from the worker mid-token.
+# hand-over wakes the loop, which then takes the GIL from the worker mid-token. One hand-over
+# per token cost the loop 17 ms of CPU per answer (75 tokens), 10 ms at 50 ms, 7 ms at 100 ms:
+# time taken from llama.cpp's two lockstep threads on a two-core board.
 HANDOFF_S = 0.1
 # Room the process needs beside the weights (KV cache, buffers) for a small context.
 MEMORY_MARGIN_BYTES = 128 * 1024 * 1024
@@ -133,37 +136,6 @@ class EvalCounter:
         # Each sampled token but the last is evaluated one by one to sample the next.
         evaluated = int(after.n_p_eval + after.n_eval) - self._start
         return max(0, evaluated - max(0, completion_tokens - 1))
-
-
-class Handoff:
-    """Joins the tokens the worker thread hands to the event loop: the first goes at once (the
-    first token's latency is not touched), later ones at most every ``interval_s``; ``flush``
-    hands over what is held. One hand-over per token cost the box's loop 17 ms of CPU per
-    answer (75 tokens) against 10 ms joined every 50 ms and 7 ms every 100 ms, time taken
-    from llama.cpp's two lockstep threads on a two-core board. Worker-thread only; ``hand``
-    must be thread-safe."""
-
-    def __init__(self, hand: Callable[[str], None], interval_s: float = HANDOFF_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._hand = hand
-        self._interval_s = interval_s
-        self._clock = clock
-        self._held: list[str] = []
-        self._last: float | None = None
-        self.handed = 0
-
-    def push(self, piece: str) -> None:
-        self._held.append(piece)
-        now = self._clock()
-        if self._last is None or now - self._last >= self._interval_s:
-            self.flush()
-            self._last = now
-
-    def flush(self) -> None:
-        if self._held:
-            self._hand("".join(self._held))
-            self._held.clear()
-            self.handed += 1
 
 
 class LlamaProvider:
@@ -329,7 +301,7 @@ class LlamaProvider:
                     )
                     produced = 0
                     finish = None
-                    handoff = Handoff(lambda text: put("piece", text), self.handoff_s)
+                    joiner = Joiner(self.handoff_s)  # the first token at once, then joined
                     for chunk in stream:
                         if cancel.is_set():
                             break
@@ -338,9 +310,10 @@ class LlamaProvider:
                         piece = choice["delta"].get("content")
                         if piece:
                             produced += 1  # llama-cpp-python streams one token a chunk
-                            handoff.push(piece)
-                    if not cancel.is_set():
-                        handoff.flush()
+                            if joiner.push(piece, time.monotonic()) <= 0:
+                                put("piece", joiner.take(time.monotonic()))
+                    if not cancel.is_set() and (rest := joiner.take(time.monotonic())):
+                        put("piece", rest)
                     if usage is not None:
                         usage.completion_tokens = produced
                         usage.prompt_tokens = max(0, int(self._llm.n_tokens) - produced)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from nekoni_edge.errors import ModelUnavailable
-from nekoni_edge.llm.llama import Handoff, LlamaProvider, check_model_file
+from nekoni_edge.llm.llama import LlamaProvider, check_model_file
 from nekoni_edge.llm.models import default_gguf
 from nekoni_edge.llm.provider import ChatTurn, Usage
 
@@ -35,21 +35,6 @@ async def test_streams_real_tokens(llama_provider: LlamaProvider) -> None:
     assert 1 <= len(pieces) <= usage.completion_tokens
     assert "".join(pieces).strip()
     assert await llama_provider.count_tokens("hello world") >= 2
-
-
-def test_handoff_passes_the_first_token_at_once_then_joins() -> None:
-    now = [0.0]
-    handed: list[str] = []
-    handoff = Handoff(handed.append, 0.05, clock=lambda: now[0])
-    for t, piece in [(0.0, "Cats"), (0.01, " like"), (0.03, " boxes"), (0.06, "."),
-                     (0.08, " They"), (0.09, " hide")]:
-        now[0] = t
-        handoff.push(piece)
-    assert handed == ["Cats", " like boxes."]  # the first at once; then at most one every 50 ms
-    handoff.flush()
-    handoff.flush()  # nothing held: nothing handed
-    assert handed == ["Cats", " like boxes.", " They hide"]
-    assert handoff.handed == 3
 
 
 async def test_joined_pieces_are_exactly_the_generated_text(llama_model: Any) -> None:
