@@ -310,8 +310,9 @@ class LlamaProvider:
                         piece = choice["delta"].get("content")
                         if piece:
                             produced += 1  # llama-cpp-python streams one token a chunk
-                            if joiner.push(piece, time.monotonic()) <= 0:
-                                put("piece", joiner.take(time.monotonic()))
+                            now = time.monotonic()
+                            if joiner.push(piece, now) <= 0:
+                                put("piece", joiner.take(now))
                     if not cancel.is_set() and (rest := joiner.take(time.monotonic())):
                         put("piece", rest)
                     if usage is not None:
