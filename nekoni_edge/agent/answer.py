@@ -4,111 +4,37 @@ grounded in the owner's documents. Pure text logic, no I/O."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from enum import Enum
 
+from nekoni_edge.agent import trust
 from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.words import words
 
-ANSWER_INSTRUCTION = "Answer the question briefly, using the information above."
+ANSWER_INSTRUCTION = "Answer the question briefly, using only the notes above."
 # Said when the model produced nothing a person should see, twice.
 NO_ANSWER = "Sorry, I could not answer that. Please ask again in other words."
 SENTENCE_END = (".", "!", "?", "…", ":", ")", '"', "”")
-# Hits within this cosine of the best one join it in the prompt (a small model is easily
-# distracted by the rest: bench_agent, "knowledge hits").
-HIT_MARGIN = 0.08
-MAX_HITS = 2
-# Below this a document is not shown at all: on the household set the right document scored
-# 0.54-0.76 and follow-ups 0.42-0.48, while the best unrelated one scored at most 0.39 (for "what
-# time is it?", whose answer a small model then took from a school timetable).
-SHOW_MIN_SCORE = 0.40
-# When a tool answers the turn, a document must be clearly about the question too.
-SHOW_MIN_SCORE_WITH_TOOL = 0.45
-# The best document must be at least this close before its sentence is quoted under an answer.
-GROUNDING_MIN_SCORE = 0.45
-
-_WORD = re.compile(r"[a-z0-9][a-z0-9'.,:-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
-_STOPWORDS = frozenset(
-    "a an the and or but of to in on at for by with from is are was were be been it its this "
-    "that these those do does did how what when where which who whom why can could should "
-    "would will i you we my our your me us there their they them he she his her have has had "
-    "not no yes if then so as about into than too very much many any some get make".split()
-)
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower().strip(".,:") for w in _WORD.findall(text)]
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-case words that carry meaning (stopwords out; crude plural folding)."""
-    return {w.rstrip("s") if len(w) > 3 else w for w in _words(text)} - _STOPWORDS
-
-
-def chosen_hits(hits: list[Hit], *, with_tool: bool = False) -> list[Hit]:
-    """The hits worth showing a small model: the best, and any nearly as good, when close."""
-    floor = SHOW_MIN_SCORE_WITH_TOOL if with_tool else SHOW_MIN_SCORE
-    if not hits or hits[0].score < floor:
-        return []
-    best = hits[0].score
-    return [h for h in hits[:MAX_HITS] if h.score >= max(floor, best - HIT_MARGIN)]
+NOTES_HEADER = "Notes:"
 
 
 def compose(question: str, facts: list[str], hits: list[Hit]) -> str:
-    """The turn's user message: retrieved text and tool facts right before the question."""
+    """The turn's user message: retrieved text (less any instructions it carries) and tool
+    facts right before the question."""
     parts = []
-    if hits:
-        parts.append("From the owner's documents:\n" +
-                     "\n".join(f"[{h.source}] {h.content}" for h in hits))
+    notes = [text for h in hits if (text := trust.without_instructions(h.content))]
+    if notes:
+        parts.append(NOTES_HEADER + "\n" + "\n".join(notes))
     parts.extend(facts)
     if not parts:
         return question
     return "\n\n".join([*parts, f"Question: {question}\n{ANSWER_INSTRUCTION}"])
 
 
-def sentences(text: str) -> list[str]:
-    """Split at sentence ends ('.', '!', '?', ';') followed by a space."""
-    return [s.strip() for s in re.split(r"(?<=[.!?;])\s+", text) if s.strip()]
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """The retrieved sentence that best answers the question, and where it came from."""
-
-    sentence: str
-    source: str
-    key_words: frozenset[str]  # what an answer stating it must mention
-
-
 def evidence_candidates(hits: list[Hit]) -> list[str]:
-    """The sentences of the best document, when it is close enough to be worth quoting."""
-    if not hits or hits[0].score < GROUNDING_MIN_SCORE:
+    """The sentences of the best shown document (its instructions left out)."""
+    if not hits:
         return []
-    return sentences(hits[0].content)
-
-
-def pick_evidence(question: str, candidates: list[str], cosines: list[float],
-                  source: str) -> Evidence | None:
-    """The candidate closest to the question (by embedding), with what it adds to it."""
-    if not candidates:
-        return None
-    best = max(range(len(candidates)), key=lambda i: cosines[i])
-    sentence = candidates[best]
-    keys = frozenset(content_words(sentence) - content_words(question))
-    return Evidence(sentence, source, keys) if keys else None
-
-
-def states(answer: str, evidence: Evidence) -> bool:
-    """Whether the answer mentions most of what the evidence says beyond the question."""
-    said = content_words(answer)
-    # Numbers are the facts a small model most often gets wrong: each must be there.
-    numbers = {w for w in evidence.key_words if any(c.isdigit() for c in w)}
-    if numbers - said:
-        return False
-    return len(evidence.key_words & said) * 2 >= len(evidence.key_words)
-
-
-def quote(evidence: Evidence) -> str:
-    """The line added under an answer that missed what the document says."""
-    return f"\n\n(From {evidence.source}: “{evidence.sentence}”)"
+    return [s for s in trust.sentences(hits[0].content) if trust.without_instructions(s)]
 
 
 def looks_like_json(text: str) -> bool:
@@ -184,3 +110,124 @@ class PieceGate:
             rest = rest.lstrip()
         self.sent += rest
         return rest
+
+
+class Verdict(Enum):
+    """How a checked answer ended."""
+
+    OK = "ok"
+    ECHO = "echo"  # it read back the prompt's scaffolding: not sent
+    MISSED = "missed"  # it did not state the evidence, or stated numbers it has no source for
+
+
+class CheckedAnswer:
+    """The model's pieces as the phone may see them: plain text (``PieceGate``), never the
+    prompt read back, and, when the box holds evidence, only once the words state it.
+
+    With evidence nothing is released until a sentence ends that states it; the answer is the
+    text up to there, and it is not sent at all when it states a number no source holds or
+    never states the evidence: the caller tells the evidence instead (one story per answer).
+    Without evidence only the opening is held, for ECHO_WORDS words, to see that it is not
+    scaffolding.
+    """
+
+    def __init__(self, echo: trust.EchoCheck, evidence: trust.Evidence | None = None,
+                 sources: tuple[str, ...] = (), *, strict: bool = False) -> None:
+        """``strict``: a question about the household with nothing to ground it: a number
+        none of ``sources`` holds is an invented value (the answer stops before it)."""
+        self._echo = echo
+        self.evidence = evidence
+        self._sources = sources
+        self._strict = strict
+        self.gate = PieceGate()
+        self.reset()
+
+    def reset(self) -> None:
+        """Start over, for a second try."""
+        self.gate.reset()
+        self.sent = ""
+        self._held = ""
+        self._released = False
+        self.complete = False  # the evidence is stated: the answer ends with that sentence
+        self.verdict = Verdict.OK
+
+    @property
+    def done(self) -> bool:
+        """Nothing more of this try will be sent."""
+        return (self.gate.refused or self.gate.stopped or self.complete
+                or self.verdict is not Verdict.OK)
+
+    def push(self, piece: str) -> str:
+        """Take a model piece; return what may go to the phone now."""
+        if self.done:
+            return ""
+        return self._take(self.gate.push(piece), final=False)
+
+    def finish(self, cut_short: bool) -> str:
+        """The rest at the end of a try."""
+        if self.verdict is not Verdict.OK or self.complete:
+            return ""
+        rest = self.gate.finish(cut_short) if not self.gate.refused else ""
+        return self._take(rest, final=True)
+
+    def _take(self, text: str, *, final: bool) -> str:
+        self._held += text
+        if self.evidence is None:
+            return self._take_free(final)
+        return self._take_grounded(final)
+
+    def _take_free(self, final: bool) -> str:
+        if self._strict:
+            # Whole sentences, each without a number no source holds: the answer ends before
+            # the first that has one (and is not sent at all when that is the first).
+            if trust.unsupported_numbers(self._held, *self._sources):
+                self.complete = True
+                self.verdict = Verdict.OK if self.sent else Verdict.MISSED
+                return ""
+            end = len(self._held) if final else _last_sentence_end(self._held)
+            if end <= 0 or self._echo.find(self.sent + self._held[:end]):
+                if end > 0:
+                    self.verdict = Verdict.ECHO if not self.sent else Verdict.OK
+                    self.complete = True
+                return ""
+            return self._release(end)
+        if not self._released:
+            if len(words(self._held)) < trust.ECHO_WORDS and not final:
+                return ""
+            if self._echo.find(self._held):
+                self.verdict = Verdict.ECHO
+                return ""
+            self._released = True
+        elif self._echo.find(self.sent + self._held):
+            self.verdict = Verdict.ECHO  # the rest is dropped; what went before stays
+            return ""
+        return self._release(len(self._held))
+
+    def _take_grounded(self, final: bool) -> str:
+        evidence = self.evidence
+        assert evidence is not None  # noqa: S101 - only called with evidence
+        if self._echo.find(self._held):
+            self.verdict = Verdict.ECHO
+            return ""
+        # Whole sentences only: the answer is the text up to the sentence stating the evidence.
+        end = len(self._held) if final else _last_sentence_end(self._held)
+        if trust.unsupported_numbers(self._held[:end] if end else self._held, *self._sources):
+            self.verdict = Verdict.MISSED
+            return ""
+        if end <= 0 or not trust.states(self._held[:end], evidence):
+            if final:
+                self.verdict = Verdict.MISSED
+            return ""
+        self.complete = True
+        return self._release(end).rstrip()
+
+    def _release(self, end: int) -> str:
+        ready, self._held = self._held[:end], self._held[end:]
+        self.sent += ready
+        return ready
+
+
+def _last_sentence_end(text: str) -> int:
+    """Where the last complete sentence of ``text`` ends (0: none yet)."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)|[.!?]$", text)]
+    return ends[-1] if ends else 0

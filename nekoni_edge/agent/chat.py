@@ -17,7 +17,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from nekoni_edge.agent import answer
+from nekoni_edge.agent import answer, trust
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
 from nekoni_edge.errors import ModelUnavailable, NotYourSession
@@ -27,6 +27,7 @@ from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
 from nekoni_edge.store.knowledge import Hit
 from nekoni_edge.traces import Tracer
+from nekoni_edge.words import content_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ class _Window:
     first_id: int = 0
     forms: dict[int, str] = field(default_factory=dict)
     tokens: dict[int, int] = field(default_factory=dict)
+    last_query: str = ""  # what the last turn was searched with: a follow-up's subject
 
 
 @dataclass
@@ -114,6 +116,8 @@ class ChatService:
         self._owners: OrderedDict[str, _Owner] = OrderedDict()
         self._system_tokens: int | None = None
         self.last_stats: TurnStats | None = None
+        # The prompt's own scaffolding, which an answer must never read back.
+        self._echo = trust.EchoCheck([system_prompt, answer.ANSWER_INSTRUCTION])
 
     @property
     def provider(self) -> ModelProvider | None:
@@ -234,49 +238,66 @@ class ChatService:
         turn = await self.tracer.emit(session_id, "message",
                                       {"role": "user", "content": content[:500]})
         stats = TurnStats()
-        gate = answer.PieceGate()
+        check = answer.CheckedAnswer(self._echo)
         extra = ""
         try:
-            vector = await self._embed_request(content)
+            window = self._window(session_id)
+            query = content
+            if window.last_query and trust.leans_on_last_turn(content):
+                query = trust.contextual_query(window.last_query, content)
+            window.last_query = query
+            vector, query_vector = await self._embed_request(content, query)
             routes = await self._route(session_id, vector, turn.id)
-            hits = await self._retrieve(session_id, content, vector, turn.id)
+            hits = await self._retrieve(session_id, query, query_vector, turn.id)
             if on_context is not None:
                 on_context(hits)
+            household = trust.about_household(content)
+            shown = [] if household is False else trust.shown(query, hits,
+                                                                with_tool=bool(routes))
             results = [await self._run_route(session_id, content, route, stats, turn.id,
                                              approve) for route in routes]
-            facts = [fact for fact, _ in results]
-            shown = answer.chosen_hits(hits, with_tool=bool(routes))
-            stats.new_prompt = answer.compose(content, facts, shown)
-            context = await self.build_context(session_id, message, stats.new_prompt)
-            async for piece in self._answer(session_id, context, gate, stats, turn.id):
-                yield piece
-            missed = [fact for fact, essential in results
-                      if essential is not None and essential not in gate.sent]
-            if missed and gate.sent:
-                extra = "".join(f"\n\n({fact})" for fact in missed)
-                yield extra
-            evidence = await self._evidence(content, vector, shown)
-            if evidence is not None and gate.sent and not answer.states(gate.sent, evidence):
+            facts = [fact for fact, _, _ in results]
+            evidence = _tool_evidence(content, routes, results)
+            if evidence is None and shown:
+                # The sentence is picked by the turn's own words: a follow-up's subject found
+                # the document, its question picks within it.
+                evidence = await self._evidence(content, vector or query_vector, shown)
+            if evidence is None and not routes and _asks(content) and (
+                    (household and not shown) or (shown and trust.specific(content))):
+                # A question about the household that no document answers: said plainly,
+                # with no model call that could invent a value.
+                extra = trust.DONT_KNOW
                 await self.tracer.emit(session_id, "rag_query", {
-                    "grounding": evidence.source, "quoted": evidence.sentence[:300]}, turn.id)
-                yield answer.quote(evidence)
-                extra += answer.quote(evidence)
-            if not gate.sent:
-                extra = answer.NO_ANSWER
+                    "declined": True, "shown": [h.source for h in shown]}, turn.id)
                 yield extra
+            else:
+                stats.new_prompt = answer.compose(content, facts, shown)
+                context = await self.build_context(session_id, message, stats.new_prompt)
+                check = answer.CheckedAnswer(self._echo, evidence, (
+                    content, *facts, *(trust.without_instructions(h.content)
+                                       for h in shown)),
+                    strict=evidence is None and household is not False and _asks(content))
+                async for piece in self._answer(session_id, context, check, stats, turn.id):
+                    yield piece
+                if not check.sent:
+                    extra = (evidence.as_answer() if evidence is not None else trust.DONT_KNOW
+                             if check.verdict is answer.Verdict.MISSED else answer.NO_ANSWER)
+                    if evidence is not None:
+                        await self.tracer.emit(session_id, "rag_query", {
+                            "grounding": evidence.source, "told": evidence.sentence[:300],
+                            "verdict": check.verdict.value}, turn.id)
+                    yield extra
             if on_text_end is not None:
                 on_text_end()
         except Exception as exc:
             await self.tracer.emit(session_id, "error", {"message": str(exc)[:500]}, turn.id)
             raise
         finally:
-            text = (gate.sent + extra).strip()
+            text = (check.sent + extra).strip()
             if text:
-                stored = await self._db.append_message(session_id, "assistant", text,
-                                                       device_key)
-                # The model's own words, as its KV cache holds them: a quote it did not
-                # write would be evaluated again next turn, and copied.
-                self._window(session_id).forms[stored.id] = gate.sent.strip() or text
+                await self._db.append_message(session_id, "assistant", text, device_key)
+                # The history holds what the phone saw (``text``): the evidence told instead
+                # of a refused guess, never the guess (a short message evaluated again).
                 self._remember(session_id, "assistant", text)
             await self._record_turn(session_id, stats)
             await self.tracer.emit(session_id, "message", {
@@ -286,9 +307,12 @@ class ChatService:
             }, turn.id)
             self.last_stats = stats
 
-    async def _answer(self, session_id: str, context: list[ChatTurn], gate: answer.PieceGate,
-                      stats: TurnStats, parent: str) -> AsyncGenerator[str, None]:
-        """Stream the answer through the gate; one more try if it came out as JSON."""
+    async def _answer(self, session_id: str, context: list[ChatTurn],
+                      check: answer.CheckedAnswer, stats: TurnStats,
+                      parent: str) -> AsyncGenerator[str, None]:
+        """Stream the answer through the checks; one more try if it came out as JSON or read
+        the prompt back. An answer that missed the evidence is not tried again: the caller
+        tells the evidence."""
         provider = self._provider
         assert provider is not None  # noqa: S101
         for attempt in (1, 2):
@@ -301,15 +325,14 @@ class ChatService:
                 session=session_id,
             )) as stream:
                 async for piece in stream:
-                    ready = gate.push(piece)
-                    if gate.refused or gate.stopped:
-                        break
+                    ready = check.push(piece)
                     if ready:
                         yield ready
+                    if check.done:
+                        break
             stats.add(usage)
-            # The held last word goes before the trace is written: the phone reads it sooner.
-            rest = "" if gate.refused else gate.finish(
-                cut_short=usage.finish_reason == "length")
+            # The held last words go before the trace is written: the phone reads them sooner.
+            rest = check.finish(cut_short=usage.finish_reason == "length")
             if rest:
                 yield rest
             await self.tracer.emit(session_id, "llm_call", {
@@ -317,37 +340,44 @@ class ChatService:
                 "model": provider.name,  # says so when a fallback answered
                 "promptTokens": usage.prompt_tokens, "evaluatedTokens": usage.evaluated_tokens,
                 "reusedTokens": usage.prompt_tokens - usage.evaluated_tokens,
-                "completionTokens": usage.completion_tokens, "refused": gate.refused,
-                "stopped": gate.stopped}, call.id)
-            if not gate.refused:
+                "completionTokens": usage.completion_tokens, "refused": check.gate.refused,
+                "stopped": check.gate.stopped, "verdict": check.verdict.value}, call.id)
+            retry = check.gate.refused or check.verdict is answer.Verdict.ECHO
+            if check.sent or not retry:
                 return
-            _LOGGER.warning("the model answered with JSON; %s", "trying once more"
-                            if attempt == 1 else "saying it could not answer")
-            gate.reset()  # nothing was sent: the gate refuses before it releases a piece
+            _LOGGER.warning("the model answered with %s; %s",
+                            "JSON" if check.gate.refused else "the prompt's own words",
+                            "trying once more" if attempt == 1 else "not sending it")
+            if attempt == 1:
+                check.reset()  # nothing was sent: the checks hold the opening back
 
     async def _evidence(self, question: str, vector: Sequence[float] | None,
-                        hits: list[Hit]) -> answer.Evidence | None:
-        """The retrieved sentence closest to the question, for grounding the answer."""
+                        hits: list[Hit]) -> trust.Evidence | None:
+        """The shown sentence closest to the question, when it holds what the question asks
+        for."""
         candidates = answer.evidence_candidates(hits)
         if not candidates or vector is None or self._embed is None:
             return None
         vectors = await self._embed(candidates)
         cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
-        return answer.pick_evidence(question, candidates, cosines, hits[0].source)
+        return trust.pick_evidence(question, candidates, cosines, hits[0].source)
 
-    async def _embed_request(self, content: str) -> list[float] | None:
-        """The request's embedding, shared by the router and retrieval; None when neither
-        needs it (no tools, nothing stored) or there is no embedder."""
+    async def _embed_request(self, content: str, query: str
+                             ) -> tuple[list[float] | None, list[float] | None]:
+        """The request's embedding (for the router) and the search query's (the same unless
+        the turn leans on the last one), in one call; None when neither is needed (no tools,
+        nothing stored) or there is no embedder."""
         if self._embed is None:
-            return None
+            return None, None
         wants_tools = len(self.tools) > 0
         if not wants_tools and (self.knowledge is None or not await self.knowledge.store
                                 .has_chunks()):
-            return None
+            return None, None
         if wants_tools:
             await self.router.prepare(self._embed)
-        [vector] = await self._embed([content])
-        return vector
+        texts = [content] if query == content else [content, query]
+        vectors = await self._embed(texts)
+        return vectors[0], vectors[-1]
 
     async def _route(self, session_id: str, vector: Sequence[float] | None,
                      parent: str) -> list[Route]:
@@ -378,9 +408,10 @@ class ChatService:
         return hits
 
     async def _run_route(self, session_id: str, request: str, route: Route, stats: TurnStats,
-                         parent: str, approve: Approver | None) -> tuple[str, str | None]:
-        """Run one chosen tool; its result, or why it failed, as a plain-words fact, and what
-        an answer must contain to have stated it."""
+                         parent: str, approve: Approver | None
+                         ) -> tuple[str, str | None, bool]:
+        """Run one chosen tool; its result, or why it failed, as a plain-words fact, what an
+        answer must contain to have stated it, and whether it ran."""
         tool = route.tool
         event = await self.tracer.emit(session_id, "tool_call", {
             "phase": "start", "tool": tool.name, "score": round(route.score, 4),
@@ -405,7 +436,7 @@ class ChatService:
             "phase": "complete", "tool": tool.name, "arguments": arguments,
             "durationMs": _ms(started), "fact": fact[:300], **outcome}, event.id)
         self._remember(session_id, "tool_result", {"tool": tool.name, "fact": fact})
-        return fact, essential
+        return fact, essential, bool(outcome["ok"])
 
     async def _arguments(self, session_id: str, request: str, route: Route, stats: TurnStats,
                          parent: str) -> Any:
@@ -460,6 +491,30 @@ def _recent(sessions: OrderedDict[str, T], session_id: str, make: Callable[[], T
     while len(sessions) > MAX_SESSIONS_IN_MEMORY:
         sessions.popitem(last=False)
     return entry
+
+
+def _tool_evidence(question: str, routes: list[Route],
+                   results: list[tuple[str, str | None, bool]]) -> trust.Evidence | None:
+    """What the answer must state when a tool answered: its value, or its fact's words (a
+    tool that failed gives none: the model says so in its words)."""
+    for route, (fact, essential, ok) in zip(routes, results, strict=True):
+        if ok and essential is not None:
+            return trust.Evidence(fact, route.tool.name, frozenset(), exact=essential,
+                                  document=False)
+    for route, (fact, _, ok) in zip(routes, results, strict=True):
+        if not ok:
+            continue
+        return trust.Evidence(fact, route.tool.name, frozenset(
+            content_words(fact) - content_words(question)), document=False)
+    return None
+
+
+def _asks(text: str) -> bool:
+    """Whether a turn asks for something (a question), rather than chats."""
+    lowered = text.strip().lower()
+    return lowered.endswith("?") or lowered.startswith((
+        "what", "when", "where", "who", "which", "how", "is ", "are ", "do ", "does ", "can ",
+        "tell me", "give me"))
 
 
 def _ms(started: float) -> int:

@@ -146,7 +146,7 @@ class KnowledgeBase:
             return []  # nothing to find: no need to embed (or even load the embedder)
         if vector is None:
             [vector] = await self.embedder.embed([query])
-        return await self.store.search(vector, top_k=top_k or self.top_k,
+        return await self.store.search(vector, query=query, top_k=top_k or self.top_k,
                                        min_score=self.min_score)
 
 

@@ -14,12 +14,16 @@ from nekoni_edge.errors import NekoniError
 from nekoni_edge.rag.chunk import Chunk
 from nekoni_edge.rag.embed import DIMENSIONS
 from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.words import search_terms
 
 _LOGGER = logging.getLogger(__name__)
 
 TOP_K = Settings.rag_top_k
 MIN_SCORE = Settings.rag_min_score
 SHORTLIST = 200  # candidates re-scored exactly per query (bench_rag: recall and time at 100k)
+LEXICAL_DEPTH = 50  # full-text matches taken into the fusion
+# Reciprocal-rank fusion's constant: a rank's weight is 1 / (RRF_K + rank), the usual 60.
+RRF_K = 60
 
 
 class IngestInProgress(NekoniError):
@@ -55,7 +59,8 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """A retrieved chunk; ``score`` is cosine similarity."""
+    """A retrieved chunk; ``score`` is cosine similarity, ``lexical`` its rank among the
+    full-text matches (0: none of the query's words), ``fused`` the two ranks together."""
 
     doc_id: str
     source: str
@@ -63,6 +68,47 @@ class Hit:
     page: int | None
     content: str
     score: float
+    lexical: int = 0
+    fused: float = 0.0
+
+
+# The semantic shortlist (k = ?, not LIMIT: SQLite 3.40 of Debian 12 and Pi OS needs it), with
+# the full-text matches beside it when the query has words to look up; each chunk scored once.
+_SEMANTIC = (
+    "SELECT c.doc_id, d.source, c.idx, c.page, c.content, "
+    "1.0 - vec_distance_cosine(c.embedding, ?1), NULL FROM "
+    "(SELECT rowid AS id FROM vec_bits WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2) "
+    "s JOIN chunks c ON c.id = s.id JOIN documents d ON d.doc_id = c.doc_id AND d.complete = 1")
+_HYBRID = (
+    "SELECT c.doc_id, d.source, c.idx, c.page, c.content, "
+    "1.0 - vec_distance_cosine(c.embedding, ?1), MIN(s.bm) FROM "
+    "(SELECT * FROM (SELECT rowid AS id, NULL AS bm FROM vec_bits "
+    "WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2) UNION ALL "
+    "SELECT * FROM (SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?3 "
+    "ORDER BY 2 LIMIT ?4)) s JOIN chunks c ON c.id = s.id "
+    "JOIN documents d ON d.doc_id = c.doc_id AND d.complete = 1 GROUP BY c.id")
+
+
+def fuse(rows: Sequence[Sequence[Any]], *, top_k: int, min_score: float) -> list[Hit]:
+    """Rows of (doc_id, source, idx, page, content, cosine, bm25 or None) in fused rank order.
+
+    Reciprocal-rank fusion: ranks, not scores, are added, so neither a corpus's typical
+    cosines nor bm25's unbounded scale decides alone.
+    """
+    by_cosine = sorted(range(len(rows)), key=lambda i: -float(rows[i][5]))
+    by_words = sorted((i for i in range(len(rows)) if rows[i][6] is not None),
+                      key=lambda i: float(rows[i][6]))
+    semantic = {i: rank for rank, i in enumerate(by_cosine, 1)}
+    lexical = {i: rank for rank, i in enumerate(by_words, 1)}
+    hits = []
+    for i, row in enumerate(rows):
+        cosine, words_rank = float(row[5]), lexical.get(i, 0)
+        if cosine < min_score and not words_rank:
+            continue
+        fused = 1 / (RRF_K + semantic[i]) + (1 / (RRF_K + words_rank) if words_rank else 0.0)
+        hits.append(Hit(row[0], row[1], row[2], row[3], row[4], cosine, words_rank, fused))
+    hits.sort(key=lambda h: -h.fused)
+    return hits[:top_k]
 
 
 def pack(vector: Sequence[float]) -> bytes:
@@ -116,6 +162,9 @@ class KnowledgeStore:
             conn.execute("INSERT INTO vec_bits (rowid, embedding) SELECT id, "
                          "vec_quantize_binary(embedding) FROM chunks WHERE doc_id = ?",
                          (doc_id,))
+            conn.execute("INSERT INTO chunks_fts (rowid, source, content) SELECT c.id, "
+                         "d.source, c.content FROM chunks c JOIN documents d "
+                         "ON d.doc_id = c.doc_id WHERE c.doc_id = ?", (doc_id,))
             conn.execute("UPDATE documents SET complete = 1, chunks = (SELECT COUNT(*) FROM "
                          "chunks WHERE doc_id = ?1) WHERE doc_id = ?1", (doc_id,))
 
@@ -169,6 +218,11 @@ class KnowledgeStore:
         def delete(conn: Any) -> bool:
             conn.execute("DELETE FROM vec_bits WHERE rowid IN "
                          "(SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
+            # External-content FTS5 forgets a row only when told its text.
+            conn.execute("INSERT INTO chunks_fts (chunks_fts, rowid, source, content) SELECT "
+                         "'delete', c.id, d.source, c.content FROM chunks c JOIN documents d "
+                         "ON d.doc_id = c.doc_id WHERE c.doc_id = ? AND d.complete = 1",
+                         (doc_id,))
             if not conn.execute("DELETE FROM documents WHERE doc_id = ? AND complete = 1",
                                 (doc_id,)).rowcount:
                 return False
@@ -188,25 +242,23 @@ class KnowledgeStore:
         return [Document(*row) for row in rows]
 
     async def search(
-        self, vector: Sequence[float], *, top_k: int = TOP_K, min_score: float = MIN_SCORE
+        self, vector: Sequence[float], *, query: str = "", top_k: int = TOP_K,
+        min_score: float = MIN_SCORE,
     ) -> list[Hit]:
-        """The ``top_k`` chunks by cosine similarity; hits below ``min_score`` are dropped.
+        """The ``top_k`` chunks by the fused rank of their meaning (cosine) and their words
+        (FTS5's bm25 over ``query``). A chunk that shares none of the query's words and scores
+        under ``min_score`` is dropped; one the words found is kept whatever its cosine.
 
-        A shortlist of the SHORTLIST nearest by Hamming distance over 1-bit vectors, re-scored
-        with the exact vectors: on 100k household chunks the same top 5 as an exact scan
-        (recall in bench_rag) at a fraction of its time. Below SHORTLIST chunks it is exact.
+        The semantic side is a shortlist of the SHORTLIST nearest by Hamming distance over
+        1-bit vectors, re-scored with the exact vectors: on 100k household chunks the same top
+        5 as an exact scan (recall in bench_rag) at a fraction of its time.
         """
-        # k = ? (not LIMIT): SQLite 3.40 (Debian 12, Pi OS) needs it.
-        rows = await self._db.execute_sql(
-            "SELECT c.doc_id, d.source, c.idx, c.page, c.content, "
-            "vec_distance_cosine(c.embedding, ?1) AS distance "
-            "FROM (SELECT rowid FROM vec_bits WHERE embedding MATCH vec_quantize_binary(?1) "
-            "AND k = ?2) s JOIN chunks c ON c.id = s.rowid "
-            "JOIN documents d ON d.doc_id = c.doc_id ORDER BY distance LIMIT ?3",
-            (pack(vector), max(SHORTLIST, top_k), top_k),
-        )
-        hits = [Hit(r[0], r[1], r[2], r[3], r[4], 1.0 - float(r[5])) for r in rows]
-        return [h for h in hits if h.score >= min_score]
+        terms = search_terms(query)
+        params: list[Any] = [pack(vector), max(SHORTLIST, top_k)]
+        if terms:
+            params += [" OR ".join(f'"{t}"' for t in terms), LEXICAL_DEPTH]
+        rows = await self._db.execute_sql(_HYBRID if terms else _SEMANTIC, params)
+        return fuse(rows, top_k=top_k, min_score=min_score)
 
     async def search_exact(self, vector: Sequence[float], *, top_k: int = TOP_K) -> list[Hit]:
         """Every published chunk scored (the reference the shortlist is measured against)."""

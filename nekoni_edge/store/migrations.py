@@ -172,3 +172,19 @@ def _staged_knowledge(conn: Any) -> None:
                  "SELECT id, vec_quantize_binary(embedding) FROM chunks "
                  "WHERE embedding IS NOT NULL")
     conn.execute("DROP TABLE vec_chunks")
+
+
+@migration(6)
+def _lexical_index(conn: Any) -> None:
+    # Words beside vectors: an FTS5 index over each chunk's text and its document's name
+    # ("holiday.txt" says what a note about a cottage is), external content read through a
+    # view so the text is stored once; kept in step by publish and delete. Existing boxes
+    # index their published chunks here; an unfinished ingest is discarded at start, never
+    # indexed.
+    conn.execute("CREATE VIEW chunk_words AS SELECT c.id AS id, d.source AS source, "
+                 "c.content AS content FROM chunks c JOIN documents d ON d.doc_id = c.doc_id")
+    conn.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(source, content, "
+                 "content='chunk_words', content_rowid='id', tokenize='porter unicode61')")
+    conn.execute("INSERT INTO chunks_fts (rowid, source, content) SELECT c.id, d.source, "
+                 "c.content FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
+                 "WHERE d.complete = 1")

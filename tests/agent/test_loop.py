@@ -50,8 +50,9 @@ def last_question(provider: ScriptedProvider) -> str:
 async def test_time_request_runs_get_time_and_the_model_reads_a_fact(db: Database) -> None:
     chat, provider = service(db, [["It is ", "noon."]])
     reply = await turn(chat, "What time is it?")
-    # the answer missed the time: the fact itself is shown under it
-    assert reply.startswith("It is noon.\n\n(Current time on the box: ")
+    # the answer missed the time: the fact itself is the answer, not a guess plus a correction
+    assert reply.startswith("Current time on the box: ")
+    assert "noon" not in reply
     assert len(provider.prompts) == 1  # no decision call: one model call in the turn
     prompt = provider.prompts[0]
     assert [t.role for t in prompt] == ["system", "user"]
@@ -217,13 +218,13 @@ async def test_history_is_what_the_model_saw(db: Database) -> None:
     second = provider.prompts[1]
     # the whole first prompt and the model's answer are a prefix of the second
     assert second[: len(first)] == first
-    assert second[len(first)].content == "It is noon."
+    # the phone was told the fact, not the model's wrong guess, and so is the model
+    assert second[len(first)].content.startswith("Current time on the box: ")
     assert second[-1].content == "thanks a lot"
     # while the log keeps the user's own words
     logged = await db.messages_after("s", 0, all_roles=True)
     assert [m.content for m in logged][::2] == ["What time is it?", "thanks a lot"]
-    # the phone saw the fact quoted under the answer; the model's history holds its own words
-    assert logged[1].content.startswith("It is noon.\n\n(Current time on the box: ")
+    assert logged[1].content == second[len(first)].content
 
 
 async def test_tokens_are_counted_per_turn(db: Database) -> None:
@@ -250,6 +251,7 @@ async def test_trace_of_one_turn(db: Database) -> None:
         ("message", None, None), ("route", None, None),
         ("tool_call", "start", None), ("tool_call", "complete", None),
         ("llm_call", "start", "answer"), ("llm_call", "complete", "answer"),
+        ("rag_query", None, None),  # the model missed the time: the fact was told instead
         ("message", None, None),
     ]
     route = events[1].data

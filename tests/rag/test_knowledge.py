@@ -93,7 +93,41 @@ async def test_min_score(kb: KnowledgeBase) -> None:
     assert 0.3 <= hit.score <= 1.0
     # a vector already embedded (the agent's router shares it) gives the same hits
     [vector] = await kb.embedder.embed(["sourdough flour and water amounts"])
-    assert await kb.search("ignored", vector=vector) == [hit]
+    assert await kb.search("sourdough flour and water amounts", vector=vector) == [hit]
+
+
+async def test_words_and_meaning_are_fused(kb: KnowledgeBase) -> None:
+    for name, text in DOCUMENTS.items():
+        await kb.ingest(name, text.encode())
+    [vector] = await kb.embedder.embed(["Where is the fuse box?"])
+    semantic = await kb.search("", vector=vector)
+    hybrid = await kb.search("Where is the fuse box?", vector=vector)
+    assert all(h.lexical == 0 for h in semantic)
+    [fuse] = [h for h in hybrid if h.source == "fuse.txt"]
+    assert fuse.lexical == 1  # the words found it first
+    assert hybrid[0] == fuse
+    # A document's name is searched too: no sentence of holiday.txt says "holiday".
+    await kb.ingest("holiday_plans.txt", b"We drive to a cottage in Wales on 2 August.")
+    found = await kb.search("When do our holiday plans start?")
+    assert any(h.source == "holiday_plans.txt" and h.lexical for h in found)
+    # A chunk whose words match is kept even under the cosine floor.
+    low = await kb.store.search(vector, query="stopcock", min_score=0.99)
+    assert [h.source for h in low] == ["water.txt"]
+
+
+async def test_both_indexes_stay_in_step_with_ingest_and_delete(kb: KnowledgeBase) -> None:
+    ingested = await kb.ingest("fuse.txt", DOCUMENTS["fuse.txt"].encode())
+    assert [h.source for h in await kb.search("fuse box garage")] == ["fuse.txt"]
+    assert await kb.store.delete(ingested.doc_id)
+    await kb.ingest("water.txt", DOCUMENTS["water.txt"].encode())
+    # Deleted from the word index too: "fuse" finds nothing, and the index holds one document.
+    assert [h.source for h in await kb.search("fuse box garage")] != ["fuse.txt"]
+    rows = await kb.store._db.execute_sql(
+        "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'fuse'")
+    assert rows[0][0] == 0
+    rows = await kb.store._db.execute_sql("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts "
+                                          "MATCH 'stopcock'")
+    assert rows[0][0] == 1
 
 
 def test_base_name_strips_paths() -> None:

@@ -188,3 +188,32 @@ async def test_a_v4_file_keeps_its_documents_through_the_vector_move(tmp_path: P
         [hit] = await store.search([0.0, 1.0] + [0.0] * 382, top_k=1)
         assert (hit.source, hit.content, round(hit.score, 4)) == ("old.txt", "text 1", 1.0)
         assert [d.source for d in await store.documents()] == ["old.txt"]
+
+
+async def test_a_v5_file_gets_its_published_chunks_into_the_word_index(tmp_path: Path) -> None:
+    """Migration 6 indexes what an existing box already holds (published chunks only)."""
+    from nekoni_edge.store.knowledge import KnowledgeStore, pack
+    from nekoni_edge.store.migrations import MIGRATIONS
+
+    path = tmp_path / "v5.db"
+    conn = connection.connect(path)
+    for version in (1, 2, 3, 4, 5):
+        MIGRATIONS[version](conn)
+    conn.execute("PRAGMA user_version = 5")
+    vector = pack([1.0] + [0.0] * 383)
+    for doc, complete in (("done", 1), ("half", 0)):
+        conn.execute("INSERT INTO documents (doc_id, source, chunks, pages, bytes, created_at, "
+                     "complete) VALUES (?, ?, 1, NULL, 10, 1, ?)", (doc, f"{doc}.txt", complete))
+        conn.execute("INSERT INTO chunks (doc_id, idx, content, embedding) VALUES (?, 0, ?, ?)",
+                     (doc, f"the stopcock of {doc}", vector))
+    conn.execute("INSERT INTO vec_bits (rowid, embedding) SELECT id, "
+                 "vec_quantize_binary(embedding) FROM chunks WHERE doc_id = 'done'")
+    conn.commit()
+    conn.close()
+    async with await Database.open(path) as db:
+        rows = await db.execute_sql("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH "
+                                    "'stopcock'")
+        assert len(rows) == 1
+        [hit] = await KnowledgeStore(db).search([0.0, 1.0] + [0.0] * 382, query="stopcock",
+                                                min_score=0.9)
+        assert (hit.source, hit.lexical) == ("done.txt", 1)

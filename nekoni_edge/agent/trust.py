@@ -1,0 +1,285 @@
+"""Whether an answer can be trusted, decided before and while it is written: which documents a
+turn shows, whether a follow-up needs the last turn's subject, whether a household question
+has an answer at all, and whether the model's words tell the same story as the evidence.
+Pure text logic, no I/O; every threshold here was chosen on the calibration half of
+``benchmarks/household_set.py`` (bench_agent prints the held-out half).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.words import STOPWORDS, content_words, fold, words
+
+# Said, with no model call, when a question about the household has no answer in its documents.
+DONT_KNOW = "I don't have that in your documents."
+DONT_KNOW_CLOSEST = "I don't have that in your documents. The closest I have is {source}: “{text}”"
+
+# --- Which documents a turn shows -------------------------------------------------------------
+# A chunk the full-text index found for one of the question's words is shown from this cosine
+# up; one found by meaning alone needs SHOW_SEMANTIC. Calibration half: the right document
+# scored 0.26-0.78 with a word in common, unrelated ones found only by meaning at most 0.47.
+SHOW_WITH_WORDS = 0.25
+SHOW_SEMANTIC = 0.45
+SHOW_SEMANTIC_WITH_TOOL = 0.45
+MAX_SHOWN = 2
+# A second document joins the first only when nearly as relevant (a small model is distracted).
+SHOWN_MARGIN = 0.06
+# How much the share of the question's words a document holds adds to its cosine.
+COVERAGE_WEIGHT = 0.3
+STEM = 5
+
+# --- Follow-ups -------------------------------------------------------------------------------
+# Words that lean on an earlier turn for their subject.
+_LEANING = frozenset("it its it's they them their theirs she her hers he him his that those "
+                     "this these there one ones".split())
+_LEANING_OPENERS = ("and ", "what about", "how about", "also ", "then ", "but ", "same for")
+FOLLOW_UP_MAX_WORDS = 4  # a question this short with no subject of its own leans too
+
+# --- Household or general ---------------------------------------------------------------------
+# Possessives and "we" (not "I" or "me": "tell me a joke" is chit-chat).
+_FIRST_PERSON = frozenset("my our we mine ours we're we've".split())
+# Opening words of questions about the world rather than the home.
+_GENERAL = re.compile(
+    r"^(what|who) (is|are|was|were) (a|an|the (capital|largest|biggest|smallest|tallest|"
+    r"longest|first|best))\b|^why (is|are|do|does)\b|"
+    r"^how (do|does|did|can|many|much|far|old|big)\b(?=.*\b(a|an)\b)"
+    r"(?!.*\b(my|our|we|us|i|the)\b)|^explain\b|"
+    r"^define\b|^who (wrote|invented|discovered|painted|built|composed)\b|"
+    r"^(what|which) (language|country|planet|animal|colour|color)\b",
+    re.IGNORECASE)
+
+# --- Numbers ----------------------------------------------------------------------------------
+_NUMBER = re.compile(r"\d[\d,.:]*\d|\d")
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers a text states, as bare digit strings ('3,200' and '3200' alike; '5:30'
+    as '530'), so that a value can be checked against the evidence's."""
+    return {re.sub(r"\D", "", n) for n in _NUMBER.findall(text)}
+
+
+def unsupported_numbers(answer: str, *sources: str) -> set[str]:
+    """Numbers the answer states that none of ``sources`` does: invented or contradicting."""
+    allowed: set[str] = set()
+    for source in sources:
+        allowed |= numbers(source)
+    return {n for n in numbers(answer) if n not in allowed and not _inside(n, allowed)}
+
+
+def _inside(number: str, allowed: set[str]) -> bool:
+    # '8' of '8 am' against '0800'? No: only a time's hour ('5' of '530', '17' of '1700').
+    return any(len(a) in (3, 4) and a.startswith(number) and a[len(number):] == "00"
+               for a in allowed)
+
+
+def leans_on_last_turn(text: str) -> bool:
+    """Whether a turn takes its subject from the one before ('who insures it?', 'and on
+    Sundays?', 'what should she bring?')."""
+    lowered = text.strip().lower()
+    if lowered.startswith(_LEANING_OPENERS):
+        return True
+    said = [w for w in words(lowered)]
+    if any(w in _LEANING for w in said):
+        return True
+    return len(content_words(lowered)) <= 1 and len(said) <= FOLLOW_UP_MAX_WORDS
+
+
+def contextual_query(previous: str, text: str) -> str:
+    """What a leaning turn is searched with: the last turn's subject, then its own words."""
+    return f"{previous.strip()} {text.strip()}"
+
+
+# "What is sourdough bread?": a concept in lower case with no determiner is the world's.
+_CONCEPT = re.compile(r"^what (is|are) ([a-z]+)( [a-z]+)?\?*$")
+# Text in a document that speaks to the assistant instead of the reader: never obeyed, never
+# shown to the model, never quoted (SECURITY.md, "documents are data").
+_INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget|override)\b.{0,40}\b(instructions?|rules|prompt|above|"
+    r"previous)\b|\byou are now\b|\bdeveloper mode\b|\bsystem (note|prompt|message)\b|"
+    r"\b(assistant|ai|chatbot|model)\s*[,:]|\b(answer|reply|respond) (every|all|only|with)\b|"
+    r"\btell (anyone|everyone|the user)\b|\bfrom now on\b|\bnew instructions?\b",
+    re.IGNORECASE)
+
+
+def about_household(question: str) -> bool | None:
+    """True: the question is about the owner's own things; False: about the world; None:
+    its words do not say (the documents then decide)."""
+    text = question.strip()
+    said = set(words(text))
+    if said & _FIRST_PERSON:
+        return True
+    if _GENERAL.search(text) or _CONCEPT.match(text[:1].lower() + text[1:].rstrip(".")):
+        return False
+    return None
+
+
+def without_instructions(text: str) -> str:
+    """A document's text less its sentences that instruct the assistant."""
+    kept = [s for s in sentences(text) if not _INSTRUCTION.search(s)]
+    return " ".join(kept)
+
+
+def relevance(question: str, hit: Hit) -> float:
+    """How well a hit matches: its cosine, plus COVERAGE_WEIGHT times the share of the
+    question's words its document's name and text hold."""
+    asked = stems(question)
+    if not asked:
+        return hit.score
+    held = stems(f"{hit.source} {hit.content}")
+    return hit.score + COVERAGE_WEIGHT * len(asked & held) / len(asked)
+
+
+def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> list[Hit]:
+    """The hits worth showing the model: the most relevant when its words or its meaning
+    clearly match, and a second one nearly as relevant. With a tool answering the turn, a
+    document must be as close by meaning as one found without words."""
+    floor_words = SHOW_SEMANTIC_WITH_TOOL if with_tool else SHOW_WITH_WORDS
+    floor = SHOW_SEMANTIC_WITH_TOOL if with_tool else SHOW_SEMANTIC
+    ranked = sorted(((relevance(question, h), h) for h in hits), key=lambda p: -p[0])
+    chosen = [(r, h) for r, h in ranked if h.score >= (floor_words if h.lexical else floor)]
+    if not chosen:
+        return []
+    best = chosen[0][0]
+    return [h for r, h in chosen[:MAX_SHOWN] if r >= best - SHOWN_MARGIN]
+
+
+def stems(text: str) -> set[str]:
+    """Content words cut to their first STEM letters ('serviced' meets 'services')."""
+    return {w[:STEM] for w in content_words(text) if not w.isdigit()}
+
+
+# --- What the answer must say -----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The sentence (or tool value) that answers the question, where it came from, and what
+    an answer stating it must contain."""
+
+    sentence: str
+    source: str
+    key_words: frozenset[str]  # what an answer stating it must mention (most of them)
+    exact: str | None = None  # a value that must appear as it is (a tool's time)
+    document: bool = True  # False: a tool's fact, told as it is
+
+    def as_answer(self) -> str:
+        """The evidence told as the answer, with its source."""
+        if not self.document:
+            return self.sentence
+        return f"{self.sentence} (from {self.source})"
+
+
+def sentences(text: str) -> list[str]:
+    """Split at sentence ends ('.', '!', '?', ';') followed by a space."""
+    return [s.strip() for s in re.split(r"(?<=[.!?;])\s+", text) if s.strip()]
+
+
+EVIDENCE_WORD_WEIGHT = 0.1  # each of the question's words a sentence holds, against cosine
+# What kind of words an answer to each kind of question contains.
+_WHEN = re.compile(r"\b(\d{1,2}(:\d\d)?\s?(am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|"
+                   r"thursday|friday|saturday|sunday|weekday|weekend|january|february|march|"
+                   r"april|may|june|july|august|september|october|november|december|daily|"
+                   r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
+                   r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon)",
+                   re.IGNORECASE)
+_AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
+                     re.IGNORECASE)
+
+
+_IDENTIFIERS = frozenset({"number", "code", "pin", "password", "mileage", "size"})
+
+
+def specific(question: str) -> bool:
+    """Whether the question asks for a kind of thing a sentence may lack (a time, an amount,
+    a name, an identifier), rather than for what a note says."""
+    q = question.strip().lower()
+    return bool(set(words(q)) & _IDENTIFIERS) or q.startswith((
+        "when", "who", "whose", "how much", "how many", "how long", "how often",
+        "what time", "what day", "what temperature"))
+
+
+def can_answer(question: str, sentence: str) -> bool:
+    """Whether a sentence has the kind of thing the question asks for: a time for 'when', a
+    number for 'how much' or a 'number'/'code', a name for 'who'. (A document about the van
+    does not hold its mileage just because it is about the van.)"""
+    q = question.strip().lower()
+    asked = set(words(q)) & _IDENTIFIERS
+    if asked:
+        # An identifier or a measure: the sentence must name it and hold a value of its own.
+        said = {fold(w) for w in words(sentence)}
+        return bool(numbers(sentence) - numbers(question)) and bool(
+            {fold(w) for w in asked} & said)
+    if q.startswith("when") or "what time" in q or "what day" in q:
+        return bool(_WHEN.search(sentence))
+    if q.startswith(("how much", "how many", "what temperature")):
+        return bool(_AMOUNT.search(sentence))
+    if q.startswith(("how long", "how often")):
+        return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
+    if q.startswith(("who", "whose")):
+        return bool(re.search(r"\b[A-Z][a-z]+", sentence[1:]))
+    return True
+
+
+def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
+                  source: str) -> Evidence | None:
+    """The candidate that can answer the question and is closest to it by meaning and
+    shared words, with what it adds to the question; None when none can."""
+    asked = stems(question)
+    best: tuple[float, str] | None = None
+    for sentence, cosine in zip(candidates, cosines, strict=True):
+        if not can_answer(question, sentence) or not content_words(sentence) - \
+                content_words(question):
+            continue
+        score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(sentence))
+        if best is None or score > best[0]:
+            best = (score, sentence)
+    if best is None:
+        return None
+    sentence = best[1]
+    return Evidence(sentence, source, frozenset(content_words(sentence) -
+                                                content_words(question)))
+
+
+def states(answer: str, evidence: Evidence) -> bool:
+    """Whether the answer says what the evidence says beyond the question."""
+    if evidence.exact is not None:
+        # The value itself, not a longer one that starts with it ('04:19.20' is not '04:19').
+        return re.search(rf"(?<![\d:.]){re.escape(evidence.exact)}(?![\d]|[.:]\d)",
+                         answer) is not None
+    said = content_words(answer)
+    # Numbers are the facts a small model most often gets wrong: each must be there.
+    wanted = {w for w in evidence.key_words if any(c.isdigit() for c in w)}
+    if numbers(" ".join(wanted)) - numbers(answer):
+        return False
+    return len(evidence.key_words & said) * 2 >= len(evidence.key_words)
+
+
+# --- Scaffolding read back --------------------------------------------------------------------
+ECHO_WORDS = 3  # words of the prompt's own scaffolding in a row that make an echo
+
+
+def _shingles(text: str, n: int) -> set[tuple[str, ...]]:
+    said = words(text)
+    return {tuple(said[i:i + n]) for i in range(len(said) - n + 1)
+            if sum(w not in STOPWORDS for w in said[i:i + n]) >= 2}
+
+
+class EchoCheck:
+    """Finds the prompt's own scaffolding (system prompt, instruction, document framing) read
+    back in an answer: ECHO_WORDS of its words in a row, two of them meaningful."""
+
+    def __init__(self, scaffolding: Iterable[str]) -> None:
+        self._shingles: set[tuple[str, ...]] = set()
+        for text in scaffolding:
+            self._shingles |= _shingles(text, ECHO_WORDS)
+
+    def find(self, text: str) -> bool:
+        """Whether ``text`` reads back scaffolding."""
+        lowered = text.lower()
+        opening = lowered.lstrip()
+        if "owner's documents" in lowered or opening.startswith(("question:", "notes:")) or \
+                re.search(r"\[[\w.-]+\.(txt|md|pdf)\]", lowered):
+            return True
+        return bool(_shingles(text, ECHO_WORDS) & self._shingles)

@@ -1,0 +1,153 @@
+"""The trust decisions as pure text logic: which documents a turn shows, follow-ups, household
+or general questions, what can answer a question, numbers, scaffolding, and the checked
+stream of an answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from nekoni_edge.agent import answer, trust
+from nekoni_edge.store.knowledge import Hit
+
+
+def hit(source: str, content: str, score: float, lexical: int = 0) -> Hit:
+    return Hit(source, source, 0, None, content, score, lexical)
+
+
+def test_a_document_its_words_found_is_shown_below_any_cosine_cliff() -> None:
+    # The outsider's corpus: the right document first, at 0.394, under the old 0.40 floor.
+    right = hit("fusebox.txt", "The fuse box is in the cupboard under the stairs.", 0.394, 1)
+    assert trust.shown("Where is the fuse box?", [right]) == [right]
+    # Found by meaning alone, the same cosine is not enough.
+    vague = hit("garden.txt", "The lawn is mowed every Saturday.", 0.394)
+    assert trust.shown("Where is the fuse box?", [vague]) == []
+
+
+def test_the_document_holding_the_questions_words_wins_among_near_ones() -> None:
+    van = hit("van.txt", "Our van is insured with Harbour Mutual.", 0.50, 2)
+    house = hit("home_insurance.txt", "The home insurance is with Castle Guard.", 0.52, 1)
+    assert trust.shown("Who is our van insured with?", [house, van])[0] is van
+
+
+@pytest.mark.parametrize(("text", "leans"), [
+    ("Who is it insured with?", True), ("and on Sundays?", True),
+    ("What should she bring?", True), ("And the recycling?", True),
+    ("Where is the fuse box?", False), ("When is general waste collected?", False),
+])
+def test_follow_ups_are_told_from_standalone_questions(text: str, leans: bool) -> None:
+    assert trust.leans_on_last_turn(text) is leans
+
+
+@pytest.mark.parametrize(("text", "household"), [
+    ("What's my passport number?", True), ("When is our wedding anniversary?", True),
+    ("What is a cat?", False), ("What is the capital of France?", False),
+    ("How does a solar panel work?", False), ("What is sourdough bread?", False),
+    ("Explain what a boiler does.", False), ("Where is the fuse box?", None),
+    ("Tell me a joke.", None), ("How many rooms does the house have?", None),
+])
+def test_household_or_the_worlds_question(text: str, household: bool | None) -> None:
+    assert trust.about_household(text) is household
+
+
+def test_only_a_sentence_holding_what_is_asked_can_answer() -> None:
+    van = "It takes diesel and the AdBlue tank is filled every 6,000 miles."
+    assert not trust.can_answer("What is the van's mileage?", van)
+    assert not trust.can_answer("What is the alarm code?", "The alarm panel is by the door.")
+    assert trust.can_answer("What is the policy number?", "The policy number is CG-2093-77.")
+    assert not trust.can_answer("Who is Pepper's vet?", "Pepper gets two walks a day.")
+    assert trust.can_answer("Who is Pepper's vet?", "Her vet is Dr Nkemelu.")
+    assert not trust.can_answer("How much did the boiler cost?", "It is serviced every November.")
+    assert trust.can_answer("When is pickup?", "Pick-up is at 5:30 pm.")
+
+
+def test_evidence_is_the_sentence_that_answers() -> None:
+    sentences = ["Pepper the spaniel gets two walks a day.", "Her vet is Dr Nkemelu."]
+    evidence = trust.pick_evidence("Who is Pepper's vet?", sentences, [0.6, 0.4], "pepper.txt")
+    assert evidence is not None
+    assert evidence.sentence == "Her vet is Dr Nkemelu."
+    assert evidence.as_answer() == "Her vet is Dr Nkemelu. (from pepper.txt)"
+    assert trust.pick_evidence("Who is Pepper's vet?", sentences[:1], [0.6], "p") is None
+
+
+def test_states_checks_every_number_and_an_exact_value() -> None:
+    evidence = trust.Evidence("Bake for 20 minutes at 240 degrees.", "b", frozenset(
+        {"bake", "20", "minute", "240", "degree"}))
+    assert trust.states("Bake it for 20 minutes at 240 degrees.", evidence)
+    assert not trust.states("Bake it for 30 minutes at 240 degrees.", evidence)
+    clock = trust.Evidence("Current time on the box: 04:19 UTC.", "get_time", frozenset(),
+                           exact="04:19", document=False)
+    assert trust.states("It is 04:19 now.", clock)
+    assert not trust.states("It is 04:19.20 now.", clock)  # a longer value is another one
+    assert not trust.states("It is 14:19 now.", clock)
+
+
+def test_numbers_no_source_holds() -> None:
+    assert trust.unsupported_numbers("Your passport number is 20260.", "What's my passport?") \
+        == {"20260"}
+    assert trust.unsupported_numbers("It makes 3200 kWh.", "about 3,200 kWh a year") == set()
+    assert trust.unsupported_numbers("Pick-up is at 5 pm.", "Pick-up is at 5:00 pm.") == set()
+
+
+def test_scaffolding_read_back_is_found() -> None:
+    echo = trust.EchoCheck(["You are nekoni, a helpful assistant running offline.",
+                            answer.ANSWER_INSTRUCTION])
+    assert echo.find("The owner is nekoni, a helpful assistant.")
+    assert echo.find("Notes: the fuse box")  # the framing itself
+    assert echo.find("From the owner's documents: ...")
+    assert not echo.find("The fuse box is under the stairs.")
+
+
+ECHO = trust.EchoCheck(["You are nekoni, a helpful assistant running offline.",
+                        answer.ANSWER_INSTRUCTION])
+FUSE = trust.Evidence("The fuse box is in the cupboard under the stairs.", "fusebox.txt",
+                      frozenset({"cupboard", "under", "stair"}))
+
+
+def stream(check: answer.CheckedAnswer, pieces: list[str]) -> str:
+    out = []
+    for piece in pieces:
+        out.append(check.push(piece))
+        if check.done:
+            break
+    out.append(check.finish(cut_short=False))
+    return "".join(out)
+
+
+def test_an_answer_contradicting_the_evidence_is_never_sent() -> None:
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    assert stream(check, ["The", " fuse", " box", " is", " in", " the", " kitchen", "."]) == ""
+    assert check.verdict is answer.Verdict.MISSED
+
+
+def test_an_answer_stating_the_evidence_goes_up_to_that_sentence() -> None:
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    sent = stream(check, ["It", " is", " under", " the", " stairs", ",", " in", " the",
+                          " cupboard", ".", " It", " was", " built", " in", " 1990", "."])
+    assert sent == "It is under the stairs, in the cupboard."
+    assert check.verdict is answer.Verdict.OK
+
+
+def test_a_grounded_answer_with_an_invented_number_is_not_sent() -> None:
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    assert stream(check, ["Under", " the", " stairs", " in", " cupboard", " 7", "."]) == ""
+    assert check.verdict is answer.Verdict.MISSED
+
+
+def test_the_opening_is_held_until_it_is_plainly_not_scaffolding() -> None:
+    check = answer.CheckedAnswer(ECHO)
+    assert check.push("You") == ""
+    assert check.push(" are") == ""
+    assert check.push(" nekoni,") == ""
+    assert check.push(" a helpful assistant") == ""
+    assert check.verdict is answer.Verdict.ECHO
+    fine = answer.CheckedAnswer(ECHO)
+    assert stream(fine, ["Cats", " are", " small", " animals", "."]) == "Cats are small animals."
+
+
+def test_a_strict_answer_stops_before_an_invented_value() -> None:
+    check = answer.CheckedAnswer(ECHO, None, ("What's my passport number?",), strict=True)
+    assert stream(check, ["Your", " passport", " number", " is", " 20260", "."]) == ""
+    assert check.verdict is answer.Verdict.MISSED
+    general = answer.CheckedAnswer(ECHO, None, ("How many legs?",))
+    assert stream(general, ["A", " spider", " has", " 8", " legs", "."]) == \
+        "A spider has 8 legs."
