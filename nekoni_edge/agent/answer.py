@@ -210,11 +210,15 @@ class CheckedAnswer:
             self.verdict = Verdict.ECHO
             return ""
         # Whole sentences only: the answer is the text up to the sentence stating the evidence.
-        end = len(self._held) if final else _last_sentence_end(self._held)
-        if trust.unsupported_numbers(self._held[:end] if end else self._held, *self._sources):
+        ends = _sentence_ends(self._held)
+        if final and (not ends or ends[-1] < len(self._held.rstrip())):
+            ends.append(len(self._held))
+        end = trust.stated_by(self._held, evidence, ends)
+        checked = self._held[:end] if end else self._held[:ends[-1]] if ends else ""
+        if trust.unsupported_numbers(checked, *self._sources):
             self.verdict = Verdict.MISSED
             return ""
-        if end <= 0 or not trust.states(self._held[:end], evidence):
+        if not end:
             if final:
                 self.verdict = Verdict.MISSED
             return ""
@@ -227,7 +231,12 @@ class CheckedAnswer:
         return ready
 
 
+def _sentence_ends(text: str) -> list[int]:
+    """Where each complete sentence of ``text`` ends."""
+    return [m.end() for m in re.finditer(r"[.!?](?=\s)|[.!?]$", text)]
+
+
 def _last_sentence_end(text: str) -> int:
     """Where the last complete sentence of ``text`` ends (0: none yet)."""
-    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)|[.!?]$", text)]
+    ends = _sentence_ends(text)
     return ends[-1] if ends else 0

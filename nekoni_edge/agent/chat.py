@@ -258,12 +258,15 @@ class ChatService:
                                              approve) for route in routes]
             facts = [fact for fact, _, _ in results]
             evidence = _tool_evidence(content, routes, results)
-            if evidence is None and shown:
+            missing = bool(shown) and trust.missing_subject(
+                content, f"{shown[0].source} {shown[0].content}")
+            if evidence is None and shown and not missing:
                 # The sentence is picked by the turn's own words: a follow-up's subject found
                 # the document, its question picks within it.
                 evidence = await self._evidence(content, vector or query_vector, shown)
             if evidence is None and not routes and _asks(content) and (
-                    (household and not shown) or (shown and trust.specific(content))):
+                    (household and not shown) or missing
+                    or (shown and trust.specific(content))):
                 # A question about the household that no document answers: said plainly,
                 # with no model call that could invent a value.
                 extra = trust.DONT_KNOW
@@ -358,7 +361,7 @@ class ChatService:
         candidates = answer.evidence_candidates(hits)
         if not candidates or vector is None or self._embed is None:
             return None
-        vectors = await self._embed(candidates)
+        vectors = await self._embed([trust.titled(hits[0].source, c) for c in candidates])
         cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
         return trust.pick_evidence(question, candidates, cosines, hits[0].source)
 
