@@ -24,6 +24,7 @@ import time
 from contextlib import aclosing
 from pathlib import Path
 
+from benchmarks.agent_corpus import LABELLED
 from benchmarks.household_set import DOCUMENTS, INJECTIONS, KINDS, Turn, split
 from nekoni_edge.agent.answer import looks_like_json
 from nekoni_edge.agent.chat import ChatService
@@ -216,6 +217,45 @@ def report(rows_on: list[Row], rows_off: list[Row]) -> None:
               f"(quartiles {q[0]:.2f}-{q[2]:.2f}, {len(ratios)} pairs)")
 
 
+async def router_sweep() -> None:
+    """Each labelled request's best score per tool; accuracy at each threshold."""
+    from nekoni_edge.agent.builtins import register_builtins
+    from nekoni_edge.agent.router import ROUTE_THRESHOLD, ToolRouter
+    from nekoni_edge.agent.tools import ToolRegistry
+    from nekoni_edge.rag.embed import Embedder
+
+    tools = ToolRegistry()
+    register_builtins(tools, data_dir=Path("."))
+    embedder = await Embedder.open(2)
+    try:
+        router = ToolRouter(tools)
+        await router.prepare(embedder.embed)
+        vectors = await embedder.embed(list(LABELLED))
+        print("\nRouter on the labelled set (requests none of the tools' examples):")
+        print("| threshold | right | tool requests missed | other requests routed |")
+        print("|---:|---:|---:|---:|")
+        for threshold in (0.45, 0.5, 0.55, 0.6, 0.65, 0.7):
+            router.threshold = threshold
+            right = missed = wrong = 0
+            for label, vector in zip(LABELLED.values(), vectors, strict=True):
+                chosen = [r.tool.name for r in router.route(vector)]
+                ok = chosen[:1] == ([label] if label else [])
+                right += ok
+                missed += bool(label) and not chosen
+                wrong += bool(chosen) and chosen[0] != label
+            mark = " (default)" if threshold == ROUTE_THRESHOLD else ""
+            print(f"| {threshold}{mark} | {right}/{len(LABELLED)} | {missed} | {wrong} |")
+        router.threshold = ROUTE_THRESHOLD
+        for (request, label), vector in zip(LABELLED.items(), vectors, strict=True):
+            scores = router.scores(vector)
+            chosen = [r.tool.name for r in router.route(vector)]
+            if chosen[:1] != ([label] if label else []):
+                print(f"  miss: {request!r} expected {label}, got {chosen}, "
+                      f"{ {k: round(v[0], 3) for k, v in scores.items()} }")
+    finally:
+        embedder.close()
+
+
 async def calibrate() -> None:
     """Every calibration turn's retrieval, route and decision, for choosing thresholds."""
     from nekoni_edge.agent import trust
@@ -254,7 +294,12 @@ def main() -> None:
                         help="the calibration half's retrieval and decisions, turn by turn")
     parser.add_argument("--half", choices=("both", "calibration", "held-out"), default="both")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
+    parser.add_argument("--sweep", action="store_true",
+                        help="the tool router's threshold sweep on its labelled requests")
     args = parser.parse_args()
+    if args.sweep:
+        asyncio.run(router_sweep())
+        return
     if args.calibrate:
         asyncio.run(calibrate())
         return

@@ -144,7 +144,7 @@ FACT = [
     Turn("fact", "Who has our spare front-door key?", r"gwen"),
     Turn("fact", "How much water goes in the sourdough?", r"375"),
     Turn("fact", "Who is our GP?", r"okonkwo"),
-    Turn("fact", "When is the children's next dentist check-up?", r"14 january"),
+    Turn("fact", "When is the children's next dentist check-up?", r"14 january|january 14"),
     Turn("fact", "Where are the passports kept?", r"document wallet|study desk|drawer"),
     Turn("fact", "When was the house built?", r"1932"),
     Turn("fact", "How much electricity do the solar panels produce?", r"3,?200"),

@@ -233,7 +233,7 @@ class CheckedAnswer:
 
 def _sentence_ends(text: str) -> list[int]:
     """Where each complete sentence of ``text`` ends."""
-    return [m.end() for m in re.finditer(r"[.!?](?=\s)|[.!?]$", text)]
+    return [m.end() for m in re.finditer(trust.ABBREVIATIONS + r"[.!?](?=\s)|[.!?]$", text)]
 
 
 def _last_sentence_end(text: str) -> int:

@@ -49,8 +49,8 @@ _FIRST_PERSON = frozenset("my our we mine ours we're we've".split())
 _GENERAL = re.compile(
     r"^(what|who) (is|are|was|were) (a|an|the (capital|largest|biggest|smallest|tallest|"
     r"longest|first|best))\b|^why (is|are|do|does)\b|"
-    r"^how (do|does|did|can|many|much|far|old|big)\b(?=.*\b(a|an)\b)"
-    r"(?!.*\b(my|our|we|us|i|the)\b)|^explain\b|"
+    r"^how (do|does|did|can) (a|an)\b|^how (many|much|far|old|big) \w+ (do|does|is|are) "
+    r"(a|an)\b|^explain\b|"
     r"^define\b|^who (wrote|invented|discovered|painted|built|composed)\b|"
     r"^(what|which) (language|country|planet|animal|colour|color)\b",
     re.IGNORECASE)
@@ -81,14 +81,15 @@ def _inside(number: str, allowed: set[str]) -> bool:
 
 def leans_on_last_turn(text: str) -> bool:
     """Whether a turn takes its subject from the one before ('who insures it?', 'and on
-    Sundays?', 'what should she bring?')."""
+    Sundays?', 'what should she bring?'); 'and where is the fuse box?' has its own."""
     lowered = text.strip().lower()
-    if lowered.startswith(_LEANING_OPENERS):
-        return True
-    said = [w for w in words(lowered)]
+    said = words(lowered)
     if any(w in _LEANING for w in said):
         return True
-    return len(content_words(lowered)) <= 1 and len(said) <= FOLLOW_UP_MAX_WORDS
+    subject = len(content_words(lowered))
+    if lowered.startswith(_LEANING_OPENERS):
+        return subject <= 1
+    return subject <= 1 and len(said) <= FOLLOW_UP_MAX_WORDS
 
 
 def contextual_query(previous: str, text: str) -> str:
@@ -190,14 +191,27 @@ class Evidence:
         """The evidence told as the answer, with its source."""
         if not self.document:
             return self.sentence
-        return f"{self.sentence} (from {self.source})"
+        sentence = self.sentence.rstrip(";,: ")
+        if not sentence.endswith((".", "!", "?")):
+            sentence += "."
+        return f"{sentence[:1].upper()}{sentence[1:]} (from {self.source})"
+
+
+# A full stop after these is not a sentence's end ("Mr. Hendry").
+_ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "No", "e.g", "i.e")
+ABBREVIATIONS = "".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)  # before the stop
+_SPLIT = re.compile("".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)
+                    + r"(?<=[.!?;])\s+")
 
 
 def sentences(text: str) -> list[str]:
     """Split at sentence ends ('.', '!', '?', ';') followed by a space."""
-    return [s.strip() for s in re.split(r"(?<=[.!?;])\s+", text) if s.strip()]
+    return [s.strip() for s in _SPLIT.split(text) if s.strip()]
 
 
+_HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss"})
+_NAME = re.compile(r"\b[A-Z][a-z]+")
+_NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing)\b|n't\b", re.IGNORECASE)
 EVIDENCE_WORD_WEIGHT = 0.1  # each of the question's words a sentence holds, against cosine
 # What kind of words an answer to each kind of question contains.
 _WHEN = re.compile(r"\b(\d{1,2}(:\d\d)?\s?(am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|"
@@ -206,11 +220,14 @@ _WHEN = re.compile(r"\b(\d{1,2}(:\d\d)?\s?(am|pm)|\d{1,2}:\d\d|monday|tuesday|we
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
                    r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon)",
                    re.IGNORECASE)
+_CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
+                    r"o'clock)\b", re.IGNORECASE)
 _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
                      re.IGNORECASE)
 
 
 _IDENTIFIERS = frozenset({"number", "code", "pin", "password", "mileage", "size"})
+_GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
 _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged", "spend",
                     "spent"})
 _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
@@ -226,7 +243,9 @@ def missing_subject(question: str, document: str) -> bool:
     if found is None:
         return False
     wanted = [w for w in content_words(found.group(1)) if not w.isdigit()]
-    return bool(wanted) and wanted[-1][:STEM] not in stems(document)
+    if not wanted or wanted[-1] in _GENERIC_HEADS:
+        return False  # "the babysitter's name": what kind of answer, not a subject
+    return wanted[-1][:STEM] not in stems(document)
 
 
 def specific(question: str) -> bool:
@@ -239,25 +258,31 @@ def specific(question: str) -> bool:
 
 
 def can_answer(question: str, sentence: str) -> bool:
-    """Whether a sentence has the kind of thing the question asks for: a time for 'when', a
-    number for 'how much' or a 'number'/'code', a name for 'who'. (A document about the van
-    does not hold its mileage just because it is about the van.)"""
+    """Whether a sentence has the kind of thing the question asks for: a clock time for
+    'what time', a time for 'when', money for a cost, a number for 'how much' or a
+    'number'/'code', a name for 'who' or a 'name'. (A document about the van does not hold
+    its mileage just because it is about the van.)"""
     q = question.strip().lower()
-    asked = set(words(q)) & _IDENTIFIERS
-    if asked:
-        # An identifier or a measure: the sentence must name it and hold a value of its own.
-        said = {fold(w) for w in words(sentence)}
-        return bool(numbers(sentence) - numbers(question)) and bool(
-            {fold(w) for w in asked} & said)
-    if q.startswith("when") or "what time" in q or "what day" in q:
-        return bool(_WHEN.search(sentence))
-    if set(words(q)) & _PRICE:
+    asked = set(words(q))
+    identifiers = asked & _IDENTIFIERS
+    if identifiers:
+        # An identifier or a measure: a value of its own, next to the identifier's name or
+        # another word of the question ("policy" for "the policy number").
+        if not numbers(sentence) - numbers(question):
+            return False
+        said = stems(sentence)
+        return bool(({w[:STEM] for w in identifiers} | stems(question)) & said)
+    if asked & _PRICE:
         return bool(_CURRENCY.search(sentence))  # a cost is said in money
+    if "what time" in q:
+        return bool(_CLOCK.search(sentence))
+    if q.startswith("when") or "what day" in q:
+        return bool(_WHEN.search(sentence))
     if q.startswith(("how much", "how many", "what temperature")):
         return bool(_AMOUNT.search(sentence))
     if q.startswith(("how long", "how often")):
         return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
-    if q.startswith(("who", "whose")):
+    if q.startswith(("who", "whose")) or "name" in asked:
         return bool(re.search(r"\b[A-Z][a-z]+", sentence[1:]))
     return True
 
@@ -281,7 +306,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         return None
     sentence = best[1]
     return Evidence(sentence, source, frozenset(content_words(sentence) -
-                                                content_words(question)))
+                                                content_words(question) - _HONORIFICS))
 
 
 def stated_by(text: str, evidence: Evidence, ends: Sequence[int]) -> int:
@@ -290,7 +315,8 @@ def stated_by(text: str, evidence: Evidence, ends: Sequence[int]) -> int:
 
 
 def states(answer: str, evidence: Evidence) -> bool:
-    """Whether the answer says what the evidence says beyond the question."""
+    """Whether the answer says what the evidence says beyond the question: every number, one
+    of its names if it has any, most of its other words, and no negation it lacks."""
     if evidence.exact is not None:
         # The value itself, not a longer one that starts with it ('04:19.20' is not '04:19').
         return re.search(rf"(?<![\d:.]){re.escape(evidence.exact)}(?![\d]|[.:]\d)",
@@ -300,6 +326,12 @@ def states(answer: str, evidence: Evidence) -> bool:
     wanted = {w for w in evidence.key_words if any(c.isdigit() for c in w)}
     if numbers(" ".join(wanted)) - numbers(answer):
         return False
+    names = ({fold(n.lower()) for n in _NAME.findall(evidence.sentence[1:])}
+             & evidence.key_words)
+    if names and not names & said:
+        return False
+    if _NEGATION.search(answer) and not _NEGATION.search(evidence.sentence):
+        return False  # "we are not the energy supplier" uses the words and denies them
     return len(evidence.key_words & said) * 2 >= len(evidence.key_words)
 
 

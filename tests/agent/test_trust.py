@@ -33,6 +33,7 @@ def test_the_document_holding_the_questions_words_wins_among_near_ones() -> None
     ("Who is it insured with?", True), ("and on Sundays?", True),
     ("What should she bring?", True), ("And the recycling?", True),
     ("Where is the fuse box?", False), ("When is general waste collected?", False),
+    ("And where is the fuse box?", False),  # its own subject
 ])
 def test_follow_ups_are_told_from_standalone_questions(text: str, leans: bool) -> None:
     assert trust.leans_on_last_turn(text) is leans
@@ -43,6 +44,9 @@ def test_follow_ups_are_told_from_standalone_questions(text: str, leans: bool) -
     ("What is a cat?", False), ("What is the capital of France?", False),
     ("How does a solar panel work?", False), ("What is sourdough bread?", False),
     ("Explain what a boiler does.", False), ("Where is the fuse box?", None),
+    ("How many legs does a spider have?", False),
+    ("How much does broadband cost a month?", None),  # "a month" is not "a broadband"
+    ("What did the plumber charge last time?", True),
     ("Tell me a joke.", None), ("How many rooms does the house have?", None),
 ])
 def test_household_or_the_worlds_question(text: str, household: bool | None) -> None:
@@ -58,6 +62,23 @@ def test_only_a_sentence_holding_what_is_asked_can_answer() -> None:
     assert trust.can_answer("Who is Pepper's vet?", "Her vet is Dr Nkemelu.")
     assert not trust.can_answer("How much did the boiler cost?", "It is serviced every November.")
     assert trust.can_answer("When is pickup?", "Pick-up is at 5:30 pm.")
+    # "what time" wants a clock time, not a day
+    assert not trust.can_answer("What time is pick-up?", "Leo goes on Tuesdays and Fridays.")
+    assert trust.can_answer("What time is pick-up?", "Pick-up is at 5:30 pm.")
+    # an identifier beside another word of the question
+    assert trust.can_answer("What is the home insurance policy number?",
+                            "The home insurance is with Castle Guard, policy CG-2093-77.")
+    assert trust.can_answer("What is the babysitter's name?", "The babysitter is Chloe.")
+    assert not trust.can_answer("How much did the boiler cost?", "The pressure is 1.3 bar.")
+    assert trust.can_answer("How much did the charger cost?", "The quote came to 950 pounds.")
+
+
+def test_a_possessive_questions_subject_must_be_in_the_document() -> None:
+    leo = "Leo goes to nursery on Tuesdays. He is allergic to peanuts."
+    assert trust.missing_subject("When is Leo's birthday?", leo)
+    assert not trust.missing_subject("What is Leo's allergy?", leo + " allergy")
+    assert not trust.missing_subject("What is the babysitter's name?", "Chloe babysits.")
+    assert not trust.missing_subject("Where is the fuse box?", "")  # not possessive
 
 
 def test_evidence_is_the_sentence_that_answers() -> None:
@@ -79,6 +100,19 @@ def test_states_checks_every_number_and_an_exact_value() -> None:
     assert trust.states("It is 04:19 now.", clock)
     assert not trust.states("It is 04:19.20 now.", clock)  # a longer value is another one
     assert not trust.states("It is 14:19 now.", clock)
+    supplier = trust.Evidence("Electricity and gas are with Octopus Energy.", "e", frozenset(
+        {"electricity", "gas", "octopu"}))
+    assert trust.states("Octopus Energy supplies our electricity and gas.", supplier)
+    # the words without the name, or denied, do not state it
+    assert not trust.states("Octopus Energy is not our electricity and gas supplier.", supplier)
+    assert not trust.states("Electricity and gas come from the grid.", supplier)
+
+
+def test_a_title_is_not_a_sentence_end() -> None:
+    assert trust.sentences("Her teacher is Mr. Hendry. She swims; daily.") == [
+        "Her teacher is Mr. Hendry.", "She swims;", "daily."]
+    assert trust.Evidence("the inverter is in the loft;", "solar.txt", frozenset()
+                          ).as_answer() == "The inverter is in the loft. (from solar.txt)"
 
 
 def test_numbers_no_source_holds() -> None:
