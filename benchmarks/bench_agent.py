@@ -1,6 +1,6 @@
 """The answers as a user meets them: default settings, the real default model, the labelled
-household set (``benchmarks/household_set.py``), its calibration and held-out halves side by
-side, per kind of turn.
+household set (``benchmarks/household_set.py``): its calibration and held-out halves and the
+fresh turns written after the last change, side by side, per kind of turn.
 
 Per kind: facts stated in the answer, declined, contradictions (a number the documents, the
 question and the tools do not hold), inventions (a value given where nothing is known),
@@ -25,7 +25,7 @@ from contextlib import aclosing
 from pathlib import Path
 
 from benchmarks.agent_corpus import LABELLED
-from benchmarks.household_set import DOCUMENTS, INJECTIONS, KINDS, Turn, split
+from benchmarks.household_set import DOCUMENTS, FRESH, INJECTIONS, KINDS, Turn, split
 from nekoni_edge.agent.answer import looks_like_json
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.config import DEFAULT_SYSTEM_PROMPT, load_settings
@@ -292,7 +292,8 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every answer")
     parser.add_argument("--calibrate", action="store_true",
                         help="the calibration half's retrieval and decisions, turn by turn")
-    parser.add_argument("--half", choices=("both", "calibration", "held-out"), default="both")
+    parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh"),
+                        default="all")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
     parser.add_argument("--sweep", action="store_true",
                         help="the tool router's threshold sweep on its labelled requests")
@@ -304,8 +305,8 @@ def main() -> None:
         asyncio.run(calibrate())
         return
     calibration, held_out = split()
-    halves = {"calibration": calibration, "held-out": held_out}
-    if args.half != "both":
+    halves = {"calibration": calibration, "held-out": held_out, "fresh": FRESH}
+    if args.half != "all":
         halves = {args.half: halves[args.half]}
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
     report(rows_on, rows_off)
