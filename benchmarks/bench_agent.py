@@ -46,12 +46,16 @@ class Row:
     answer: str
     first_s: float
     tools: list[str]
+    clock: str = ""  # the box's time when the turn ran, for time questions
+
+    def __post_init__(self) -> None:
+        self.clock = time_regex()
 
     @property
     def found(self) -> bool | None:
         if self.turn.expect is None:
             return None
-        regex = time_regex() if self.turn.expect == "TIME" else self.turn.expect
+        regex = self.clock if self.turn.expect == "TIME" else self.turn.expect
         return re.search(regex, self.answer, re.IGNORECASE) is not None
 
     @property

@@ -127,7 +127,7 @@ class CheckedAnswer:
     With evidence nothing is released until a sentence ends that states it; the answer is the
     text up to there, and it is not sent at all when it states a number no source holds or
     never states the evidence: the caller tells the evidence instead (one story per answer).
-    Without evidence only the opening is held, for ECHO_WORDS words, to see that it is not
+    Without evidence only the opening is held, for OPENING_WORDS words, to see that it is not
     scaffolding.
     """
 
@@ -192,15 +192,16 @@ class CheckedAnswer:
                 return ""
             return self._release(end)
         if not self._released:
-            if len(words(self._held)) < trust.ECHO_WORDS and not final:
+            if len(words(self._held)) < trust.OPENING_WORDS and not final:
                 return ""
             if self._echo.find(self._held):
                 self.verdict = Verdict.ECHO
                 return ""
             self._released = True
         elif self._echo.find(self.sent + self._held):
-            self.verdict = Verdict.ECHO  # the rest is dropped; what went before stays
-            return ""
+            # The rest is dropped; what went before stays, marked as cut short.
+            self.verdict = Verdict.ECHO
+            return "" if self.sent.rstrip().endswith(SENTENCE_END) else "…"
         return self._release(len(self._held))
 
     def _take_grounded(self, final: bool) -> str:

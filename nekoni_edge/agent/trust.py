@@ -110,6 +110,11 @@ _INSTRUCTION = re.compile(
 
 
 # "What did the plumber charge last time?": an event in the household's past.
+# "What can you do?", "Do you like music?" (not "can you tell me where the fuse box is?").
+_ABOUT_YOU = re.compile(
+    r"^(?:(?:what|how|who|why|where|when)(?: \w+)? )?(?:can|could|do|did|are|were|will|would|"
+    r"have) you\b(?! (?:tell|show|remind|find|give|let|help) me\b)(?! know\b)|"
+    r"\byour(?:self)?\b|^you(?:'re| are)\b", re.IGNORECASE)
 _PAST_EVENT = re.compile(r"^(what|when|where|who|how much|how many|how long) did "
                          r"(the|our|my|we|i)\b", re.IGNORECASE)
 
@@ -121,6 +126,8 @@ def about_household(question: str) -> bool | None:
     said = set(words(text))
     if said & _FIRST_PERSON or _PAST_EVENT.search(text):
         return True
+    if _ABOUT_YOU.search(text):
+        return False  # about the assistant: chit-chat, not the household
     if _GENERAL.search(text) or _CONCEPT.match(text[:1].lower() + text[1:].rstrip(".")):
         return False
     return None
@@ -228,6 +235,18 @@ _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|ha
 
 _IDENTIFIERS = frozenset({"number", "code", "pin", "password", "mileage", "size"})
 _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
+# An identifier's value: letters and digits together, dash-joined, or five digits or more.
+_CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
+                   r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
+# Words of a question that only ask (not what about): left out when a sentence must hold the
+# rest.
+_ASKING = frozenset("name called kind type sort".split())
+
+
+def _plain_stems(question: str) -> set[str]:
+    """The question's words less names and asking words, as stems."""
+    names = {w.lower()[:STEM] for w in re.findall(r"(?<!^)\b[A-Z][a-z]+", question.strip())}
+    return {w[:STEM] for w in content_words(question) - _ASKING if not w.isdigit()} - names
 _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged", "spend",
                     "spent"})
 _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
@@ -236,13 +255,22 @@ _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|g
 _POSSESSED = re.compile(r"\b\w+(?:'s|’s)\s+((?:[\w-]+\s+){0,2}[\w-]+)\W*$")
 
 
+_PAST_SUBJECT = re.compile(r"\bdid (?:the|our|my) ([\w-]+)", re.IGNORECASE)
+
+
 def missing_subject(question: str, document: str) -> bool:
-    """Whether the thing a possessive question asks about ("Leo's birthday") is nowhere in
-    the document: then the document, however close, cannot answer it."""
-    found = _POSSESSED.search(question.strip())
-    if found is None:
+    """Whether the thing the question is about ("Leo's birthday", "what did the plumber
+    charge") is nowhere in the document: then the document, however close, cannot answer."""
+    text = question.strip()
+    found = _POSSESSED.search(text)
+    past = _PAST_SUBJECT.search(text)
+    if found is not None:
+        phrase = found.group(1)
+    elif past is not None:
+        phrase = past.group(1)
+    else:
         return False
-    wanted = [w for w in content_words(found.group(1)) if not w.isdigit()]
+    wanted = [fold(w) for w in words(phrase) if w not in STOPWORDS and not w.isdigit()]
     if not wanted or wanted[-1] in _GENERIC_HEADS:
         return False  # "the babysitter's name": what kind of answer, not a subject
     return wanted[-1][:STEM] not in stems(document)
@@ -266,12 +294,17 @@ def can_answer(question: str, sentence: str) -> bool:
     asked = set(words(q))
     identifiers = asked & _IDENTIFIERS
     if identifiers:
-        # An identifier or a measure: a value of its own, next to the identifier's name or
-        # another word of the question ("policy" for "the policy number").
+        # An identifier or a measure: a value of its own, in a sentence holding every other
+        # word of the question ("policy" for "the policy number", but "national" too for
+        # "my national insurance number"), and code-like unless the sentence names it.
         if not numbers(sentence) - numbers(question):
             return False
         said = stems(sentence)
-        return bool(({w[:STEM] for w in identifiers} | stems(question)) & said)
+        others = _plain_stems(question) - {w[:STEM] for w in identifiers}
+        if not others <= said:
+            return False
+        named = bool({w[:STEM] for w in identifiers} & said)
+        return named or any(_CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
     if asked & _PRICE:
         return bool(_CURRENCY.search(sentence))  # a cost is said in money
     if "what time" in q:
@@ -336,7 +369,10 @@ def states(answer: str, evidence: Evidence) -> bool:
 
 
 # --- Scaffolding read back --------------------------------------------------------------------
-ECHO_WORDS = 3  # words of the prompt's own scaffolding in a row that make an echo
+# Words of the prompt's own scaffolding in a row that make an echo, both meaningful ("helpful
+# assistant"), or an opening that is the scaffolding's own ("You are nekoni").
+ECHO_WORDS = 2
+OPENING_WORDS = 3  # held at an answer's opening until they are plainly not scaffolding
 
 
 def _shingles(text: str, n: int) -> set[tuple[str, ...]]:
@@ -347,12 +383,14 @@ def _shingles(text: str, n: int) -> set[tuple[str, ...]]:
 
 class EchoCheck:
     """Finds the prompt's own scaffolding (system prompt, instruction, document framing) read
-    back in an answer: ECHO_WORDS of its words in a row, two of them meaningful."""
+    back in an answer: ECHO_WORDS of its meaningful words in a row, or its opening words."""
 
     def __init__(self, scaffolding: Iterable[str]) -> None:
         self._shingles: set[tuple[str, ...]] = set()
+        self._openings: set[tuple[str, ...]] = set()
         for text in scaffolding:
             self._shingles |= _shingles(text, ECHO_WORDS)
+            self._openings.add(tuple(words(text)[:OPENING_WORDS]))
 
     def find(self, text: str) -> bool:
         """Whether ``text`` reads back scaffolding."""
@@ -361,4 +399,5 @@ class EchoCheck:
         if "owner's documents" in lowered or opening.startswith(("question:", "notes:")) or \
                 re.search(r"\[[\w.-]+\.(txt|md|pdf)\]", lowered):
             return True
-        return bool(_shingles(text, ECHO_WORDS) & self._shingles)
+        return (tuple(words(text)[:OPENING_WORDS]) in self._openings
+                or bool(_shingles(text, ECHO_WORDS) & self._shingles))
