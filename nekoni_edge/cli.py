@@ -49,13 +49,24 @@ def _settings(args: argparse.Namespace, **overrides: Any) -> Settings:
     return load_settings(config, data_dir=args.data_dir, **overrides)
 
 
+def _fingerprint(text: str) -> str:
+    """A certificate's SHA-256 as 64 hex digits ('AB:CD:…' accepted), or a clear refusal."""
+    digits = text.replace(":", "").strip().lower()
+    if len(digits) != 64 or any(c not in "0123456789abcdef" for c in digits):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a SHA-256 fingerprint: 64 hex digits, as the box's /api/info "
+            "shows in tlsFingerprint")
+    return digits
+
+
 def _add_box_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="the box's address, host:port, or its URL such as "
                         "https://192.168.1.20:8470 (default: find it by mDNS)")
     parser.add_argument("--port", type=int, default=8470,
                         help="with a bare --host, for plain HTTP (default 8470)")
-    parser.add_argument("--tls-fingerprint", help="with an https --host: the SHA-256 of the "
-                        "box's certificate (its /api/info and mDNS TXT say it)")
+    parser.add_argument("--tls-fingerprint", type=_fingerprint,
+                        help="with an https --host: the SHA-256 of the box's certificate (its "
+                        "/api/info and mDNS TXT say it), 64 hex digits, colons allowed")
     parser.add_argument("--name", help="with several boxes on the network, the one to use")
     parser.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
 

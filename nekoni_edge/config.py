@@ -44,7 +44,8 @@ class Settings:
     # A bigger model on another machine: an OpenAI-compatible engine (llama-server, Ollama,
     # llama-cpp-python's server), e.g. "http://192.168.1.20:8080"; "" answers on the box.
     model_url: str = ""
-    model_name: str = ""  # the engine's name for the model (its /v1/models id)
+    # The engine's name for the model (its /v1/models id); unset: the engine's only model.
+    model_name: str = ""
     model_api_key: str = ""  # sent as a bearer token; never shown by `config show`
     model_fallback: str = "local"  # "local": the box's GGUF answers while the engine is down
     model_timeout_s: float = 60.0  # the engine silent this long mid-answer is given up on
@@ -154,14 +155,18 @@ class Settings:
         if self.model_url:
             if not self.model_url.startswith(("http://", "https://")):
                 raise ConfigError("model_url", f"{self.model_url!r} is not an http(s) URL")
-            if not self.model_name:
-                raise ConfigError("model_name", "name the engine's model (its /v1/models id)")
         if self.model_fallback not in ("local", "none"):
             raise ConfigError("model_fallback",
                               f"{self.model_fallback!r} is neither 'local' nor 'none'")
         if self.model_timeout_s <= 0 or self.model_health_s <= 0:
             raise ConfigError("model_timeout_s" if self.model_timeout_s <= 0
                               else "model_health_s", "must be a positive number of seconds")
+        for address in self.ice_addresses:
+            try:
+                ipaddress.ip_address(address)
+            except ValueError:
+                raise ConfigError("ice_addresses",
+                                  f"{address!r} is not an IP address (e.g. 192.168.1.5)") from None
         if self.gpio not in ("auto", "off"):
             raise ConfigError("gpio", f"{self.gpio!r} is neither 'auto' nor 'off'")
         if self.log_level.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
@@ -239,7 +244,17 @@ def load_settings(
     elif "data_dir" not in values and service_dir.is_dir():
         # A command typed on the box: the installed service's data, not ./var.
         values["data_dir"] = service_dir
+    elif "data_dir" not in values:
+        # A development machine: the user's own data dir, wherever the command is typed.
+        values["data_dir"] = user_data_dir(environ)
     return Settings(**values).validate()
+
+
+def user_data_dir(environ: Mapping[str, str]) -> Path:
+    """``$XDG_DATA_HOME/nekoni-edge``, else ``~/.local/share/nekoni-edge`` (absolute)."""
+    base = environ.get("XDG_DATA_HOME") or str(Path(environ.get("HOME") or Path.home())
+                                                 / ".local" / "share")
+    return Path(base).expanduser().absolute() / "nekoni-edge"
 
 
 SECRETS = frozenset({"model_api_key"})

@@ -53,6 +53,9 @@ STATUS_EVERY_S = 30.0
 # A connection that has sent no (complete) request for this long is closed, the first one
 # included: aiohttp's default is an hour, so silent sockets would hold the box's descriptors.
 HTTP_IDLE_S = 15.0
+# At a stop, what an HTTP request still running may take (the unit's TimeoutStopSec is 30 s;
+# sockets and peers are closed before, so nothing long is left by then).
+SHUTDOWN_WAIT_S = 2.0
 
 
 def own_host(request: web.Request, port: int) -> str:
@@ -152,7 +155,8 @@ class Daemon:
             )
             app = self._api()
             webpage.add_routes(app)
-            self._runner = web.AppRunner(app, access_log=None, keepalive_timeout=HTTP_IDLE_S)
+            self._runner = web.AppRunner(app, access_log=None, keepalive_timeout=HTTP_IDLE_S,
+                                         shutdown_timeout=SHUTDOWN_WAIT_S)
             await self._runner.setup()
             await self._listen()
             self.pairing.start()
@@ -215,7 +219,8 @@ class Daemon:
             # nekoni's mobile app cannot trust the certificate; the channel it opens is bound
             # by the signed SDP all the same (SECURITY.md: the plain app port).
             self._app_runner = web.AppRunner(self._api(), access_log=None,
-                                             keepalive_timeout=HTTP_IDLE_S)
+                                             keepalive_timeout=HTTP_IDLE_S,
+                                             shutdown_timeout=SHUTDOWN_WAIT_S)
             await self._app_runner.setup()
             self.app_port = await _start_site(web.TCPSite(self._app_runner, s.host,
                                                           s.app_port))
@@ -388,18 +393,19 @@ class Daemon:
         if self.scheduler is not None:
             await self.scheduler.stop()
             self.scheduler = None
-        if self._app_runner is not None:
-            await self._app_runner.cleanup()
-            self._app_runner = None
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        # Apps first: open /signal sockets are told "going away" and peers closed, so no
+        # message is answered after a stop is asked for, and the HTTP server has nothing left
+        # to wait for (it waited for open sockets up to a minute: systemd would SIGKILL us).
         if self.signaling is not None:
-            self.signaling.close()
+            await self.signaling.close()
             self.signaling = None
         if self.peers is not None:
             await self.peers.close_all()
             self.peers = None
+        for runner in (self._app_runner, self._runner):
+            if runner is not None:
+                await runner.cleanup()
+        self._app_runner = self._runner = None
         if self.chat is not None and self.chat.provider is not None:
             await self.chat.provider.aclose()
         self.chat = None

@@ -66,7 +66,9 @@ class Tracer:
             conn.execute("DELETE FROM traces WHERE id <= ?",
                          ((cur.lastrowid or 0) - self.ring_size,))
 
-        await self._db.write(store)
+        # Traces are a diagnostic ring, never acknowledged to anyone: written without waiting
+        # for the disk (the turn's last message makes them durable with it).
+        await self._db.write(store, durable=False)
         for callback in list(self._subscribers):
             try:
                 callback(event)

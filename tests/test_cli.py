@@ -158,7 +158,9 @@ def test_state_directory_from_systemd(tmp_path: Path) -> None:
     from nekoni_edge.config import load_settings
 
     assert load_settings(env={"STATE_DIRECTORY": f"{tmp_path}:/other"}).data_dir == tmp_path
-    assert load_settings(env={}).data_dir == Path("var")
+    # a development machine: the user's own data dir, never ./var under whatever directory
+    assert load_settings(env={"HOME": str(tmp_path)}, service_dir=tmp_path / "none").data_dir \
+        == tmp_path / ".local" / "share" / "nekoni-edge"
 
 
 def test_identity_names_the_box(tmp_path: Path) -> None:
@@ -209,3 +211,10 @@ def test_settings_options_before_or_after_the_action() -> None:
                  ["cron", "delete", "cj_1", "--data-dir", "/d"]):
         assert str(parser.parse_args(argv).data_dir) == "/d", argv
     assert parser.parse_args(["docs", "list"]).data_dir is None
+
+
+def test_a_bad_tls_fingerprint_is_refused_in_words() -> None:
+    bad = run("chat", "--host", "https://127.0.0.1:9", "--tls-fingerprint", "zz", "hi")
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+    assert "not a SHA-256 fingerprint" in bad.stderr

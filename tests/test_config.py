@@ -17,7 +17,8 @@ def test_layers(tmp_path: Path) -> None:
     assert s.port == 9100
     assert s.agent_name == "kitchen"
     assert s.ice_addresses == ("10.0.0.2",)
-    assert load_settings(env={"NEKONI_ICE_ADDRESSES": "a, b"}).ice_addresses == ("a", "b")
+    assert load_settings(env={"NEKONI_ICE_ADDRESSES": "10.0.0.1, ::1"}).ice_addresses == (
+        "10.0.0.1", "::1")
     assert load_settings(env={"NEKONI_MODEL_PATH": "/m.gguf"}).model_path == Path("/m.gguf")
 
 
@@ -39,10 +40,18 @@ def test_unknown_and_bad_values(tmp_path: Path) -> None:
         load_settings(toml, env={})
 
 
+def test_ice_addresses_must_be_addresses() -> None:
+    assert load_settings(env={"NEKONI_ICE_ADDRESSES": "192.168.1.5,::1"}).ice_addresses == (
+        "192.168.1.5", "::1")
+    with pytest.raises(ConfigError, match="ice_addresses.*not-an-ip"):
+        load_settings(env={"NEKONI_ICE_ADDRESSES": "not-an-ip"})
+
+
 def test_where_the_data_dir_comes_from(tmp_path: Path) -> None:
     service = tmp_path / "var-lib-nekoni-edge"
     # a command typed on the box finds the installed service's data...
-    assert load_settings(env={}, service_dir=service).data_dir == Path("var")
+    assert load_settings(env={"XDG_DATA_HOME": "/xdg"}, service_dir=service).data_dir == \
+        Path("/xdg/nekoni-edge")  # not yet installed: the user's own, not ./var
     service.mkdir()
     assert load_settings(env={}, service_dir=service).data_dir == service
     # ...unless systemd, the environment, the file or the command line says otherwise
@@ -65,8 +74,9 @@ def test_the_engine_settings_are_checked_and_the_key_never_shown(tmp_path: Path)
     assert "sk-secret-123" not in shown
     assert "# model_api_key = (set, not shown)" in shown
     assert 'model_url = "http://192.168.1.20:8080"' in shown
-    with pytest.raises(ConfigError, match="model_name"):
-        load_settings(env={"NEKONI_MODEL_URL": "http://h:1"}, data_dir=tmp_path)
+    # no model_name: the engine's only model, found when the box starts
+    assert load_settings(env={"NEKONI_MODEL_URL": "http://h:1"}, data_dir=tmp_path).model_name \
+        == ""
     with pytest.raises(ConfigError, match="model_url"):
         load_settings(env={"NEKONI_MODEL_URL": "h:1", "NEKONI_MODEL_NAME": "m"},
                       data_dir=tmp_path)

@@ -201,7 +201,10 @@ class CheckedAnswer:
         elif self._echo.find(self.sent + self._held):
             # The rest is dropped; what went before stays, marked as cut short.
             self.verdict = Verdict.ECHO
-            return "" if self.sent.rstrip().endswith(SENTENCE_END) else "…"
+            if self.sent.rstrip().endswith(SENTENCE_END):
+                return ""
+            self.sent = self.sent.rstrip() + "…"
+            return "…"
         return self._release(len(self._held))
 
     def _take_grounded(self, final: bool) -> str:

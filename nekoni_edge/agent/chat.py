@@ -233,7 +233,10 @@ class ChatService:
         if provider is None:
             raise ModelUnavailable(self.model_error or "no model is loaded")
         await self.claim(session_id, device_key)
-        message = await self._db.append_message(session_id, "user", content, device_key)
+        # Not durable yet: nothing on the way to the first token waits for the disk. The answer,
+        # written durably before the phone is told it is complete, makes both durable.
+        message = await self._db.append_message(session_id, "user", content, device_key,
+                                                durable=False)
         self._remember(session_id, "user", content)
         turn = await self.tracer.emit(session_id, "message",
                                       {"role": "user", "content": content[:500]})
@@ -297,12 +300,13 @@ class ChatService:
             raise
         finally:
             text = (check.sent + extra).strip()
-            if text:
-                await self._db.append_message(session_id, "assistant", text, device_key)
-                # The history holds what the phone saw (``text``): the evidence told instead
-                # of a refused guess, never the guess (a short message evaluated again).
-                self._remember(session_id, "assistant", text)
             await self._record_turn(session_id, stats)
+            if text:
+                # The turn's one wait for the disk: the question, its traces and this answer
+                # are durable before the phone gets message_end. The history holds what the
+                # phone saw, never a refused guess (a short message evaluated again).
+                await self._db.append_message(session_id, "assistant", text, device_key)
+                self._remember(session_id, "assistant", text)
             await self.tracer.emit(session_id, "message", {
                 "role": "assistant", "content": text[:500], "llmCalls": stats.llm_calls,
                 "promptTokens": stats.prompt_tokens, "evaluatedTokens": stats.evaluated_tokens,
@@ -474,7 +478,7 @@ class ChatService:
                now_ms())
         await self._db.write(lambda conn: conn.execute(
             "INSERT INTO turns (session_id, llm_calls, prompt_tokens, completion_tokens, "
-            "created_at) VALUES (?, ?, ?, ?, ?)", row))
+            "created_at) VALUES (?, ?, ?, ?, ?)", row), durable=False)
 
 
 async def _checked_call(tool: Tool, arguments: Any, approve: Approver | None) -> Any:
@@ -505,8 +509,8 @@ def _tool_evidence(question: str, routes: list[Route],
             return trust.Evidence(fact, route.tool.name, frozenset(), exact=essential,
                                   document=False)
     for route, (fact, _, ok) in zip(routes, results, strict=True):
-        if not ok:
-            continue
+        if not ok or not trust.numbers(fact):
+            continue  # an action's outcome in words ("the door is unlocked"): the model's own
         return trust.Evidence(fact, route.tool.name, frozenset(
             content_words(fact) - content_words(question)), document=False)
     return None

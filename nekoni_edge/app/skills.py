@@ -9,7 +9,7 @@ from typing import Any
 from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
-from nekoni_edge.skills.scheduler import run_skill, skill_session
+from nekoni_edge.skills.scheduler import run_skill
 from nekoni_edge.store.skills import SkillError, SkillStore
 
 _LOGGER = logging.getLogger(__name__)
@@ -26,12 +26,14 @@ async def skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any]
         return await _skill_request(ctx, message)
     except SkillError as exc:
         return exc.reply()
-    except NekoniError as exc:  # the model, the store: said in words
-        return {"type": "skill_error", "message": str(exc)}
+    except NekoniError as exc:  # probation, the model, the store: said in words, with a code
+        reply = exc.reply() or {}
+        return {"type": "skill_error", "message": str(exc),
+                "code": str(reply.get("code") or "INTERNAL_ERROR")}
     except Exception:
         _LOGGER.exception("%s: %s failed", ctx.label, message.type)
         return {"type": "skill_error", "message": f"{message.type} failed on the box; "
-                                                  "see its log"}
+                                                  "see its log", "code": "INTERNAL_ERROR"}
 
 
 async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any]:
@@ -53,14 +55,11 @@ async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any
             raise SkillError(f"no skill {str(f.get('id'))[:64]!r}", not_found=True)
         return {"type": "skill_delete_response", "id": f.get("id")}
     if kind == "skill_run":
+        # As nekoni's agent: nothing streams (its web app shows any ``chunk`` as a chat bubble);
+        # the result comes whole in the reply, and the run is kept in the skill's session.
         skill = await store.skill(f.get("id"))
-        session = skill_session(skill)
-        pieces: list[str] = []
         async with aclosing(run_skill(ctx.box.chat, skill)) as stream:
-            async for piece in stream:
-                pieces.append(piece)
-                ctx.send({"type": "chunk", "content": piece, "sessionId": session})
-        ctx.send({"type": "message_end", "sessionId": session})
+            pieces = [piece async for piece in stream]
         return {"type": "skill_run_response", "id": skill.id,
                 "result": "".join(pieces).strip()}
     if kind == "cron_list":

@@ -158,7 +158,7 @@ class PhoneClient:
                 "not_paired": "the box's pairing window closed before the button was pressed",
             }.get(status, f"pairing failed: {status}"))
         _LOGGER.info("paired with %s (%s)", self.info.get("agentName"), status)
-        return status
+        return "approved"  # the wire's "already_approved" too: nekoni's apps know only that
 
     async def connect(self, *, handshake: bool = True) -> None:
         """Join, offer, verify the answer, open the channel and (unless told not to, as

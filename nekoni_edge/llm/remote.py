@@ -247,6 +247,17 @@ class OpenAIProvider:
         finally:
             response.release()
         names = {str(m.get("id")) for m in (listed.get("data") or []) if isinstance(m, dict)}
+        if not self.model and len(names) == 1:
+            # No model_name: an engine serving exactly one model means that one.
+            [self.model] = names
+            self.name = f"{self.model} at {self.base}"
+            _LOGGER.info("model_name is not set: using the engine's only model, %s (set "
+                         "model_name to choose another)", self.model)
+        if not self.model:
+            return [f"the model engine at {self.base} serves "
+                    f"{len(names) or 'no'} models ({', '.join(sorted(names))[:200]}): set "
+                    "model_name to one of them" if names else
+                    f"the model engine at {self.base} serves no model"]
         if self.model not in names:
             return [f"the model engine has no model {self.model!r} (it has: "
                     f"{', '.join(sorted(names))[:200] or 'none'})"]

@@ -47,8 +47,9 @@ DETAIL = {
     "approved": "Paired. You can connect now.",
     "pending_approval": "Now press the button on the box (within 2 minutes) to approve "
                         "this device.",
-    "refused": "Two devices asked to pair at the same time, so neither was paired. "
-               "Wait a few minutes, then press the button on the box and try again.",
+    "refused": "Another device asked to pair within the same two minutes, so neither was "
+               "paired (if that was not yours, someone nearby tried to join). Wait a few "
+               "minutes, then press the button on the box and try again.",
     "not_paired": "This device is not paired with the box.",
 }
 STATUS_HTTP = {"refused": 409}
@@ -56,10 +57,15 @@ RATE_LIMITED_DETAIL = "Too many failed attempts from this device or network. " \
                       "Try again in 5 minutes."
 
 
+# What the wire says for a status: nekoni's apps know a paired key only as "already_approved"
+# (they told the owner to "approve on the dashboard" after the box's "approved").
+WIRE_STATUS = {"approved": "already_approved"}
+
+
 def status_response(status: str) -> web.Response:
     """A pairing status as nekoni's apps read it: ``status``, and ``detail`` in words."""
-    return web.json_response({"status": status, "detail": DETAIL[status]},
-                             status=STATUS_HTTP.get(status, 200))
+    return web.json_response({"status": WIRE_STATUS.get(status, status),
+                              "detail": DETAIL[status]}, status=STATUS_HTTP.get(status, 200))
 
 
 def error_response(code: str, message: str, status: int) -> web.Response:

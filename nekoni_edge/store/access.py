@@ -17,7 +17,7 @@ def now_ms() -> int:
 class Access:
     """The two ways a store touches the file; ``Database`` provides them."""
 
-    async def write(self, fn: Callable[[Any], T]) -> T:
+    async def write(self, fn: Callable[[Any], T], *, durable: bool = True) -> T:
         """Run ``fn(conn)`` as one transaction on the writer thread."""
         raise NotImplementedError
 

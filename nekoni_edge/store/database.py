@@ -113,20 +113,34 @@ class Database(Devices, MessageLog):
         async with self._reader.execute(sql, tuple(params)) as cur:
             return await cur.fetchone()
 
-    async def write(self, fn: Callable[[Any], T]) -> T:
+    async def write(self, fn: Callable[[Any], T], *, durable: bool = True) -> T:
         """Run ``fn(conn)`` as one transaction on the writer thread: BEGIN IMMEDIATE, then
         COMMIT, or ROLLBACK if it raises. ``fn`` is plain blocking code, so no transaction
-        spans an await of the event loop and nothing else writes meanwhile."""
-        return await asyncio.get_running_loop().run_in_executor(self._writer, self._run, fn)
+        spans an await of the event loop and nothing else writes meanwhile.
 
-    def _run(self, fn: Callable[[Any], T]) -> T:
-        self._conn.execute("BEGIN IMMEDIATE")
+        ``durable``: the commit waits for the disk (an fsync of the WAL), so it survives a
+        power cut when this returns. ``False`` skips that wait (it survives a crash of the
+        process, not a power cut): the next durable commit makes it durable too, since the WAL
+        is written in order. For what nobody has been told is stored yet, on the way to a
+        model's first token (an SD card's fsync takes 10-100 ms).
+        """
+        return await asyncio.get_running_loop().run_in_executor(self._writer, self._run, fn,
+                                                                durable)
+
+    def _run(self, fn: Callable[[Any], T], durable: bool = True) -> T:
+        if not durable:
+            self._conn.execute("PRAGMA synchronous = NORMAL")
         try:
-            result = fn(self._conn)
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(self._conn)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+        finally:
+            if not durable:
+                self._conn.execute("PRAGMA synchronous = FULL")
         return result
 
     async def execute_sql(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:

@@ -25,9 +25,11 @@ class MessageLog(Access):
     _last_ts = 0  # the newest timestamp written (read and set on the writer thread only)
 
     async def append_message(
-        self, session_id: str, role: str, content: str, device_key: str | None = None
+        self, session_id: str, role: str, content: str, device_key: str | None = None, *,
+        durable: bool = True,
     ) -> StoredMessage:
-        """Append one message; it is durable when this returns."""
+        """Append one message; durable when this returns unless ``durable`` is False (then
+        with the next durable write: a question nobody was yet answered)."""
         def append(conn: Any) -> StoredMessage:
             # Strictly increasing, so ``sync_<ts>`` ids are unique and ordering is total.
             ts = max(now_ms(), self._last_ts + 1)
@@ -39,7 +41,7 @@ class MessageLog(Access):
             self._last_ts = ts
             return StoredMessage(int(cur.lastrowid), session_id, role, content, ts)
 
-        return await self.write(append)
+        return await self.write(append, durable=durable)
 
     async def messages_after(
         self, session_id: str, after_ts: int, *, all_roles: bool = False, limit: int = 500

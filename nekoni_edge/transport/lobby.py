@@ -34,6 +34,10 @@ class Lobby(Generic[T]):
     def __contains__(self, item: object) -> bool:
         return item in self._since
 
+    def waiting(self) -> list[T]:
+        """Everyone waiting to join, oldest first."""
+        return list(self._since)
+
     def enter(self, item: T, now: float) -> list[T]:
         """``item`` starts waiting; returns the oldest waiting ones it pushed over the cap."""
         self._since[item] = now

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.errors import BadMessage, NotApproved, PendingApproval, SignalingError
@@ -102,11 +102,17 @@ class SignalingEndpoint:
                 _LOGGER.info("signal: %s left", joined.client_id[:32])
         return ws
 
-    def close(self) -> None:
-        """Stop the join-deadline timer (the sockets themselves close with the HTTP server)."""
+    async def close(self) -> None:
+        """Stop the join-deadline timer and close every open socket with 1001 (going away), so
+        that apps know the box is stopping and the HTTP server need not wait for them."""
         if self._sweep is not None:
             self._sweep.cancel()
             self._sweep = None
+        sockets = [*self.members.values(), *self.lobby.waiting()]
+        if sockets:
+            _LOGGER.info("signal: telling %d connected app(s) the box is stopping",
+                         len(sockets))
+        await asyncio.gather(*(_going_away(ws) for ws in sockets))
 
     def _wait_to_join(self, ws: web.WebSocketResponse) -> None:
         now = self._clock()
@@ -226,3 +232,8 @@ class SignalingEndpoint:
         }
         await ws.send_json(sig.signed_by_agent(self._key, answer))
         _LOGGER.info("signal: answered %s", joined.client_id[:32])
+
+
+async def _going_away(ws: web.WebSocketResponse) -> None:
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        await ws.close(code=WSCloseCode.GOING_AWAY, message=b"the box is stopping")

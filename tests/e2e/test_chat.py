@@ -101,11 +101,13 @@ async def test_disconnect_mid_answer_frees_the_model(settings: Any, llama_provid
         a.send({"type": "message", "content": LONG, "sessionId": "vanish"})
         first = await a.recv()
         assert first["type"] == "chunk"
+        # (an answer the box's checks end early is a cancel too: count from here)
+        cancelled = llama_provider.cancelled
         await a.close()  # the phone vanishes mid-answer
         async with PhoneClient(keys[1], url) as b:
             async with aclosing(b.ask("Say hi.", "next")) as stream:
                 assert "".join([p async for p in stream]).strip()
-        assert llama_provider.cancelled == 1
+        assert llama_provider.cancelled > cancelled
         assert llama_provider.queue_depth == 0
         assert box.peers is not None
         assert a.client_id not in box.peers.peers

@@ -95,6 +95,7 @@ async def test_a_device_paired_by_the_button_is_on_probation(daemon: Daemon) -> 
         newcomer.send({"type": "skill_create", "name": "x", "prompt": "y"})
         error = await newcomer.recv()
         assert error["type"] == "skill_error"  # the only error nekoni's apps show there
+        assert error["code"] == "PROBATION"  # every skill_error has one (PROTOCOL.md)
         assert "paired moments ago" in error["message"]
         assert await daemon.db.is_approved(public_key_b64(owner))
         # once its window has closed with no second key, it is trusted

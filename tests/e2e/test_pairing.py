@@ -257,7 +257,7 @@ async def test_a_replayed_request_of_a_revoked_key_is_not_approved(box: Daemon,
     request = sign_message(key, {"mobilePubKey": public_key_b64(key), "ts": now_ms(),
                                  "deviceName": "x"})
     code, reply = await post_pair(box, request)
-    assert (code, reply["status"]) == (200, "approved")
+    assert (code, reply["status"]) == (200, "already_approved")
     assert box.db is not None
     assert await box.db.remove_device(public_key_b64(key))
     status, reply = await post_pair(box, request)  # the same bytes again
@@ -286,7 +286,7 @@ async def test_pair_status_answers_only_the_key_itself(box: Daemon) -> None:
     stale = sign_message(owner, {**query, "ts": now_ms() - 10 * 60 * 1000})
     assert (await status(stale))[0] == 401
     assert await status(sign_message(owner, query)) == (
-        200, {"status": "approved", "detail": "Paired. You can connect now."})
+        200, {"status": "already_approved", "detail": "Paired. You can connect now."})
 
 
 async def test_a_stranger_who_wins_the_race_gains_nothing_lasting(box: Daemon,

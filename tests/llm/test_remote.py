@@ -136,6 +136,21 @@ async def test_streams_and_reads_usage(engine: tuple[Engine, str]) -> None:
         await provider.aclose()
 
 
+async def test_no_model_name_means_the_engines_only_model(engine: tuple[Engine, str]) -> None:
+    fake, url = engine
+    fake.models = ["a", "b"]
+    provider = OpenAIProvider(url, "")
+    try:
+        [problem] = await provider.check()
+        assert "serves 2 models (a, b): set model_name" in problem
+        fake.models = ["tiny"]
+        assert await provider.check() == []
+        assert provider.model == "tiny"  # said in the log, and used from now on
+        assert await collect(provider) == "Hello there."
+    finally:
+        await provider.aclose()
+
+
 async def test_a_refused_connection_is_a_clear_error() -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
