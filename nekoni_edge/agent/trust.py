@@ -233,7 +233,8 @@ _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|ha
                      re.IGNORECASE)
 
 
-_IDENTIFIERS = frozenset({"number", "code", "pin", "password", "mileage", "size"})
+_MEASURES = frozenset({"mileage", "size"})
+_IDENTIFIERS = frozenset({"number", "code", "pin", "password"}) | _MEASURES
 _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
 _CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
@@ -304,6 +305,8 @@ def can_answer(question: str, sentence: str) -> bool:
         if not others <= said:
             return False
         named = bool({w[:STEM] for w in identifiers} & said)
+        if identifiers & _MEASURES:
+            return named  # a measure is said with its name ("a mileage of"), not a code
         return named or any(_CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
     if asked & _PRICE:
         return bool(_CURRENCY.search(sentence))  # a cost is said in money
