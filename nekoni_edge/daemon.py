@@ -53,6 +53,7 @@ STATUS_EVERY_S = 30.0
 # A connection that has sent no (complete) request for this long is closed, the first one
 # included: aiohttp's default is an hour, so silent sockets would hold the box's descriptors.
 HTTP_IDLE_S = 15.0
+QR_CACHE = 16  # pairing codes kept drawn (two apps a listening address)
 # At a stop, what an HTTP request still running may take (the unit's TimeoutStopSec is 30 s;
 # sockets and peers are closed before, so nothing long is left by then).
 SHUTDOWN_WAIT_S = 2.0
@@ -115,6 +116,7 @@ class Daemon:
         self.loopback_port: int | None = None
         self.app_port: int | None = None
         self._app_runner: web.AppRunner | None = None
+        self._qr_drawn: dict[str, str] = {}  # pairing code text -> its SVG
         self.certificate: tls.Certificate | None = None
         self.engine: FallbackProvider | None = None  # with model_url: the engine and fallback
         self.pub_key = ""
@@ -373,7 +375,15 @@ class Daemon:
         if ipaddress.ip_address(address).is_loopback:
             address = self.lan_address()  # asked on the box itself: what a phone would use
         text = self.pair_code(app, address)
-        body = await asyncio.to_thread(qr.svg, text, inverted=app == "web")
+        # Drawn once per code: unauthenticated, each drawing cost ~20 ms of Python, and a loop
+        # of requests took the phone's first token from 0.11 s to 5.5 s. The codes are few (an
+        # app and an address the box listens on), so the cache stays small.
+        body = self._qr_drawn.get(text)
+        if body is None:
+            body = await asyncio.to_thread(qr.svg, text, inverted=app == "web")
+            if len(self._qr_drawn) >= QR_CACHE:
+                self._qr_drawn.pop(next(iter(self._qr_drawn)))
+            self._qr_drawn[text] = body
         return web.Response(text=body, content_type="image/svg+xml",
                             headers={"Cache-Control": "no-store"})
 

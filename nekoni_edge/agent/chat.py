@@ -150,11 +150,14 @@ class ChatService:
         if device_key is not None and key is not None and key != device_key:
             raise NotYourSession("this conversation belongs to another device")
 
-    def visible_to(self, session_id: str, device_key: str | None) -> bool:
-        """May ``device_key`` follow this session's live traces? (Sessions not seen since
-        the start are shown to nobody but the box's owner.)"""
+    def visible_to(self, session_id: str, device_key: str | None, *,
+                   own_only: bool = False) -> bool:
+        """May ``device_key`` follow this session's live traces? Its own sessions, and the
+        household's (the box owner's, skill runs) unless ``own_only`` (a device on
+        probation). Sessions not seen since the start are shown to nobody but the box's owner."""
         owner = self._owners.get(session_id)
-        return device_key is None or (owner is not None and owner.key in (None, device_key))
+        allowed = (device_key,) if own_only else (None, device_key)
+        return device_key is None or (owner is not None and owner.key in allowed)
 
     def _window(self, session_id: str) -> _Window:
         return _recent(self._windows, session_id, _Window)

@@ -45,7 +45,7 @@ class LocalDoor:
         self._tasks.append(task)
         return task
 
-    def set_tracing(self, on: bool) -> None:
+    def set_tracing(self, on: bool, *, own_only_until: int = 0) -> None:
         raise NotAtTheBox("live traces stream to a phone; at the box use 'nekoni-edge traces'")
 
     async def approve(self, tool: str, arguments: dict[str, Any]) -> bool:

@@ -63,8 +63,9 @@ class Context(Protocol):
     def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Run a coroutine as this door's task (cancelled when the door closes)."""
 
-    def set_tracing(self, on: bool) -> None:
-        """Stream trace events to this door, or stop."""
+    def set_tracing(self, on: bool, *, own_only_until: int = 0) -> None:
+        """Stream trace events to this door, or stop; until ``own_only_until`` (ms, a device
+        on probation) only its own sessions' events."""
 
     async def approve(self, tool: str, arguments: dict[str, Any]) -> bool:
         """Ask the sender to approve a tool call; no answer in time is a no."""

@@ -14,9 +14,11 @@ from nekoni_edge.store.skills import SkillError, SkillStore
 
 _LOGGER = logging.getLogger(__name__)
 
-# What a device on probation may not do yet (listing and running are fine).
+# What a device on probation may not do yet: skills are the household's (their prompts and
+# runs may hold secrets), so it neither changes nor reads nor runs them.
 CHANGES = frozenset({"skill_create", "skill_update", "skill_delete", "cron_create",
                      "cron_update", "cron_delete"})
+READS = frozenset({"skill_list", "skill_run", "cron_list"})
 
 
 @handles(m.SkillRequest)
@@ -41,6 +43,8 @@ async def _skill_request(ctx: Context, message: m.SkillRequest) -> dict[str, Any
     kind, f = message.type, message.fields
     if kind in CHANGES:
         await require_trusted(ctx, "change skills and cron jobs")
+    if kind in READS:
+        await require_trusted(ctx, "see and run the household's skills")
     if kind == "skill_list":
         return {"type": "skill_list_response", "skills": [s.wire() for s in await store.skills()]}
     if kind == "skill_create":

@@ -20,6 +20,7 @@ from nekoni_edge.errors import BadMessage
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.protocol.handshake import REASON_TIMEOUT, AgentHandshake, AgentState
 from nekoni_edge.rag.upload import UploadAssembler
+from nekoni_edge.store.access import now_ms
 from nekoni_edge.traces import TraceEvent
 
 _LOGGER = logging.getLogger(__name__)
@@ -59,6 +60,7 @@ class ChannelSession:
         self.approvals: dict[str, asyncio.Future[bool]] = {}
         self._approval_timeout = approval_timeout
         self._tracing = False
+        self._own_traces_until = 0  # ms: a device on probation follows only its own sessions
         self._timer: asyncio.TimerHandle | None = None
         self.generations: dict[str, deque[asyncio.Task[None]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -161,10 +163,13 @@ class ChannelSession:
             self.approvals.pop(approval_id, None)
 
     def _on_trace(self, event: TraceEvent) -> None:
-        if self.box.chat.visible_to(event.session_id, self.device_key):  # its own sessions
+        # Its own sessions, and the household's (skill runs) once it is trusted.
+        own_only = now_ms() < self._own_traces_until
+        if self.box.chat.visible_to(event.session_id, self.device_key, own_only=own_only):
             self.send({"type": "trace", "event": event.wire()})
 
-    def set_tracing(self, on: bool) -> None:
+    def set_tracing(self, on: bool, *, own_only_until: int = 0) -> None:
+        self._own_traces_until = own_only_until
         if on and not self._tracing:
             self.box.chat.tracer.subscribe(self._on_trace)
         elif not on and self._tracing:
@@ -187,7 +192,8 @@ class ChannelSession:
             self.upload_activity()
 
     def shutdown(self) -> None:
-        """The channel is gone: stop timers and generations at once."""
+        """The channel is gone (closed, or its device revoked): stop timers, generations and
+        every task it started (an ingest of its upload too) at once."""
         if self.closed:
             return
         self.closed = True
@@ -204,4 +210,6 @@ class ChannelSession:
         for turns in list(self.generations.values()):
             for task in list(turns):
                 task.cancel()
+        for task in list(self._tasks):
+            task.cancel()  # an ingest stops between batches and leaves nothing (knowledge.py)
         _LOGGER.info("%s: closed", self.label)

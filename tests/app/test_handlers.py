@@ -51,7 +51,10 @@ async def test_the_box_door_runs_the_same_handlers(box: Box) -> None:
                        "mobilePubKey": "k" * 43}
     assert box.revoked == ["k" * 43]  # type: ignore[attr-defined]
     replies = await local.request(box, {"type": "message", "content": "hi", "sessionId": "c"})
-    assert [r["type"] for r in replies] == ["chunk", "chunk", "message_end"]
+    # (how the words are cut into chunks is the pacing's business: the opening is held a
+    # moment to see it is not the prompt read back)
+    assert [r["type"] for r in replies][-1] == "message_end"
+    assert {r["type"] for r in replies[:-1]} == {"chunk"}
     [synced] = await local.request(box, {"type": "sync", "sessionId": "c", "all": True})
     assert [x["role"] for x in synced["messages"]] == ["user", "assistant"]
     [refused] = await local.request(box, {"type": "trace_subscribe"})
@@ -119,7 +122,8 @@ async def test_skills_answer_failures_as_skill_error(box: Box,
     monkeypatch.setattr(SkillStore, "skills", boom)
     [reply] = await local.request(box, {"type": "skill_list"})
     # the only error nekoni's apps show for skills
-    assert reply == {"type": "skill_error", "message": "skill_list failed on the box; see its log"}
+    assert reply == {"type": "skill_error", "message": "skill_list failed on the box; see its log",
+                     "code": "INTERNAL_ERROR"}
 
 
 class _Exploding(dict[str, Any]):
@@ -192,14 +196,14 @@ async def test_the_last_text_goes_before_the_answer_is_logged(
     shown_when_logged: list[str] = []
     append = box.db.append_message
 
-    async def logged(session: str, role: str, content: str, *args: Any) -> Any:
+    async def logged(session: str, role: str, content: str, *args: Any, **kw: Any) -> Any:
         if role == "assistant":
             shown_when_logged.append("".join(r.get("content", "") for r in door.replies
                                              if r["type"] == "chunk"))
-        return await append(session, role, content, *args)
+        return await append(session, role, content, *args, **kw)
 
     monkeypatch.setattr(box.db, "append_message", logged)
     dispatch(door, m.parse({"type": "message", "content": "hi", "sessionId": "c"}))
     await door.settle()
     assert shown_when_logged == ["Hello there."]
-    assert [r["type"] for r in door.replies] == ["chunk", "chunk", "message_end"]
+    assert [r["type"] for r in door.replies][-1] == "message_end"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import time
 from typing import Any
 
 import aiohttp
@@ -231,9 +232,14 @@ async def test_repeated_failures_block_the_key(daemon: Daemon,
     stale = join(approved_key, daemon, now_ms() - 6 * 60 * 1000)
     replies = await signal_exchange(daemon, *[stale] * 6)
     assert [r["code"] for r in replies] == ["STALE_TIMESTAMP"] * 5 + ["RATE_LIMITED"]
-    # even a good join from that key and address is refused while blocked
-    [reply] = await signal_exchange(daemon, join(approved_key, daemon))
+    # a stranger's join from that address is refused while it is blocked...
+    stranger = Ed25519PrivateKey.generate()
+    [reply] = await signal_exchange(daemon, join(stranger, daemon))
     assert reply["code"] == "RATE_LIMITED"
+    # ...but a stale join proves nothing (anyone can replay one): a fresh one, signed by the
+    # paired key, gets in. Unauthenticated failures never block a key that proved itself.
+    [reply] = await signal_exchange(daemon, join(approved_key, daemon))
+    assert reply["type"] == "peer_joined"
 
 
 CLOSED = (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED)
@@ -372,3 +378,22 @@ async def test_malformed_frames_before_join_are_counted(daemon: Daemon) -> None:
             await ws.send_str(crafted)
             codes.append(json.loads((await ws.receive()).data)["code"])
     assert codes == ["INVALID_MESSAGE"] * 5 + ["RATE_LIMITED"]
+
+
+async def test_a_web_page_cannot_lock_the_owner_out(daemon: Daemon,
+                                                    approved_key: Ed25519PrivateKey) -> None:
+    """Any page the owner visits can send bad frames and text/plain POSTs from the owner's
+    address; the address is blocked for strangers, never for the owner's paired key."""
+    async with aiohttp.ClientSession() as http:
+        for _ in range(6):
+            async with http.post(f"http://127.0.0.1:{daemon.port}/api/pair", data="x",
+                                 headers={"Content-Type": "text/plain"}) as resp:
+                assert resp.status >= 400
+        async with http.ws_connect(f"ws://127.0.0.1:{daemon.port}/signal") as ws:
+            for _ in range(6):
+                await ws.send_str("[" * 40)
+                await ws.receive()
+    assert daemon.peers is not None
+    assert daemon.peers.limiter.is_blocked("127.0.0.1", now=time.monotonic())
+    async with PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}") as phone:
+        assert await phone.request({"type": "ping"}, "pong") == {"type": "pong"}

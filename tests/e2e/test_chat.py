@@ -153,3 +153,28 @@ async def test_info_endpoint(daemon: Daemon) -> None:
         forged = await resp.json()
     assert forged["signalUrl"] == f"ws://127.0.0.1:{daemon.port}/signal"
     assert forged["agentUrl"] == f"http://127.0.0.1:{daemon.port}"
+
+
+async def test_the_pairing_code_is_drawn_once(daemon: Daemon,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``/api/pair/qr`` is unauthenticated: a loop of requests must not redraw it each time."""
+    import aiohttp
+
+    from nekoni_edge import qr
+
+    drawn: list[str] = []
+    draw = qr.svg
+
+    def counted(text: str, **kw: Any) -> str:
+        drawn.append(text)
+        return draw(text, **kw)
+
+    monkeypatch.setattr(qr, "svg", counted)
+    async with aiohttp.ClientSession() as http:
+        bodies = []
+        for _ in range(20):
+            async with http.get(f"http://127.0.0.1:{daemon.port}/api/pair/qr?app=web") as resp:
+                assert resp.status == 200
+                bodies.append(await resp.text())
+    assert len(set(bodies)) == 1
+    assert len(drawn) == 1

@@ -20,6 +20,18 @@ def url(box: Daemon) -> str:
     return f"http://127.0.0.1:{box.port}"
 
 
+async def traced_sessions(phone: PhoneClient, quiet_s: float = 2.0) -> set[str]:
+    """The sessions of the trace events a phone gets until it has heard nothing for a while."""
+    seen: set[str] = set()
+    while True:
+        try:
+            msg = await phone.recv(wait=quiet_s)
+        except TimeoutError:
+            return seen
+        if msg["type"] == "trace":
+            seen.add(msg["event"]["sessionId"])
+
+
 async def say(phone: PhoneClient, text: str, session: str) -> str:
     async with aclosing(phone.ask(text, session)) as stream:
         return "".join([piece async for piece in stream])
@@ -97,11 +109,28 @@ async def test_a_device_paired_by_the_button_is_on_probation(daemon: Daemon) -> 
         assert error["type"] == "skill_error"  # the only error nekoni's apps show there
         assert error["code"] == "PROBATION"  # every skill_error has one (PROTOCOL.md)
         assert "paired moments ago" in error["message"]
+        for kind in ("skill_list", "skill_run", "cron_list"):  # the household's: not yet
+            newcomer.send({"type": kind, "id": "x"})
+            error = await newcomer.recv()
+            assert (error["type"], error["code"]) == ("skill_error", "PROBATION")
+        # live traces: its own sessions only, not the household's (a skill run, the owner)
+        await newcomer.request({"type": "trace_subscribe"}, "trace_subscribed")
+        assert daemon.chat is not None
+        async with aclosing(daemon.chat.reply("household", "Say hi.")) as stream:
+            assert "".join([p async for p in stream]).strip()
+        newcomer.send({"type": "message", "content": "Say bye.", "sessionId": "n-1"})
+        seen = await traced_sessions(newcomer)
+        assert "n-1" in seen  # its own, still
+        assert "household" not in seen
         assert await daemon.db.is_approved(public_key_b64(owner))
         # once its window has closed with no second key, it is trusted
         await daemon.db.write(lambda conn: conn.execute(
             "UPDATE devices SET trusted_at = 1 WHERE pub_key = ?", (newcomer.pub_key,)))
         listed = await newcomer.request({"type": "device_list"}, "device_list_response")
         assert len(listed["devices"]) == 2
+        await newcomer.request({"type": "trace_subscribe"}, "trace_subscribed")
+        async with aclosing(daemon.chat.reply("household", "Say hi again.")) as stream:
+            assert "".join([p async for p in stream]).strip()
+        assert "household" in await traced_sessions(newcomer)  # trusted: the household's too
     finally:
         await newcomer.close()

@@ -12,7 +12,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge import cli
-from nekoni_edge.client.phone import PhoneClient
+from nekoni_edge.client.phone import PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.pairing.control import send_command
 from nekoni_edge.protocol.canonical import public_key_b64
@@ -114,3 +114,36 @@ async def test_without_a_daemon_the_cli_says_it_uses_the_database(settings: Any,
     code = await cli.main(["devices", "list", "--data-dir", str(settings.data_dir)])
     assert code == 0
     assert "using the database directly" in capsys.readouterr().err
+
+
+async def test_a_revoked_devices_ingest_stops_and_leaves_nothing(daemon: Daemon) -> None:
+    """A revocation cancels all of the device's work: an ingest it started too."""
+    from nekoni_edge.app import local
+
+    lost = await approved(daemon, "lost")
+    indexing = asyncio.Event()
+
+    def seen(msg: dict[str, Any]) -> None:
+        if msg.get("type") == "rag_ingest_progress":
+            indexing.set()
+
+    text = "".join(f"Note {i}: the spare fuse for socket {i} is in drawer {i % 7}.\n"
+                   for i in range(6000)).encode()
+    async with PhoneClient(lost, url(daemon)) as phone:
+        upload = asyncio.create_task(phone.upload("big.txt", text, on_message=seen))
+        await asyncio.wait_for(indexing.wait(), 120)
+        assert daemon.peers is not None
+        [reply] = await local.request(daemon.peers.box, {
+            "type": "device_remove", "mobilePubKey": public_key_b64(lost)})
+        assert reply["removed"] is True
+        with pytest.raises((ConnectionError, ReplyError, TimeoutError)):
+            await asyncio.wait_for(upload, 60)
+    assert daemon.chat is not None
+    assert daemon.chat.knowledge is not None
+    store = daemon.chat.knowledge.store
+    for _ in range(100):  # the cancelled ingest removes what it stored
+        if await store.counts() == (0, 0, 0):
+            break
+        await asyncio.sleep(0.1)
+    assert await store.counts() == (0, 0, 0)
+    assert await store.documents() == []
