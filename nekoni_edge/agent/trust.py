@@ -115,6 +115,8 @@ _ABOUT_YOU = re.compile(
     r"^(?:(?:what|how|who|why|where|when)(?: \w+)? )?(?:can|could|do|did|are|were|will|would|"
     r"have) you\b(?! (?:tell|show|remind|find|give|let|help) me\b)(?! know\b)|"
     r"\byour(?:self)?\b|^you(?:'re| are)\b", re.IGNORECASE)
+# "Rosa's surname", "Leo's key worker": someone of the household, by name.
+_NAMED_POSSESSIVE = re.compile(r"(?<!^)\b[A-Z][a-z]+(?:'s|’s)\b")
 _PAST_EVENT = re.compile(r"^(what|when|where|who|how much|how many|how long) did "
                          r"(the|our|my|we|i)\b", re.IGNORECASE)
 
@@ -124,7 +126,7 @@ def about_household(question: str) -> bool | None:
     its words do not say (the documents then decide)."""
     text = question.strip()
     said = set(words(text))
-    if said & _FIRST_PERSON or _PAST_EVENT.search(text):
+    if said & _FIRST_PERSON or _PAST_EVENT.search(text) or _NAMED_POSSESSIVE.search(text):
         return True
     if _ABOUT_YOU.search(text):
         return False  # about the assistant: chit-chat, not the household
@@ -229,6 +231,19 @@ _WHEN = re.compile(r"\b(\d{1,2}(:\d\d)?\s?(am|pm)|\d{1,2}:\d\d|monday|tuesday|we
                    re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
+_DATE = re.compile(r"\b(1[89]|20)\d\d\b|\b\d{1,2}(st|nd|rd|th)?\s+(january|february|march|"
+                   r"april|may|june|july|august|september|october|november|december)\b|\b(january|"
+                   r"february|march|april|may|june|july|august|september|october|november|"
+                   r"december)\s+\d{1,2}\b", re.IGNORECASE)
+_AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b|\bbirthday\b",
+                  re.IGNORECASE)
+_SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
+_SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|l|gallons?|kg|g|"
+                   r"tonnes?|metres?|meters?)\b|\b(small|large|big|tall|wide|heavy|deep)\b",
+                   re.IGNORECASE)
+_CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february "
+                      "march april may june july august september october november december"
+                      .split())
 _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
                      re.IGNORECASE)
 
@@ -253,7 +268,9 @@ _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged"
 _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
                        re.IGNORECASE)
 # "Maya's best friend", "Leo's birthday": what the question is about, at its end.
-_POSSESSED = re.compile(r"\b\w+(?:'s|’s)\s+((?:[\w-]+\s+){0,2}[\w-]+)\W*$")
+_POSSESSED = re.compile(r"\b\w+(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$")
+# Where a possessed phrase's head ends: "key worker at nursery" is about a worker.
+_PREPOSITIONS = frozenset("at in on for of with from to by".split())
 
 
 _PAST_SUBJECT = re.compile(r"\bdid (?:the|our|my) ([\w-]+)", re.IGNORECASE)
@@ -266,7 +283,9 @@ def missing_subject(question: str, document: str) -> bool:
     found = _POSSESSED.search(text)
     past = _PAST_SUBJECT.search(text)
     if found is not None:
-        phrase = found.group(1)
+        said = words(found.group(1))
+        cut = next((i for i, w in enumerate(said) if w in _PREPOSITIONS and i), len(said))
+        phrase = " ".join(said[:cut])
     elif past is not None:
         phrase = past.group(1)
     else:
@@ -282,8 +301,8 @@ def specific(question: str) -> bool:
     a name, an identifier), rather than for what a note says."""
     q = question.strip().lower()
     return bool(set(words(q)) & _IDENTIFIERS) or q.startswith((
-        "when", "who", "whose", "how much", "how many", "how long", "how often",
-        "what time", "what day", "what temperature"))
+        "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
+        "what time", "what day", "what temperature", *_SIZE_QUESTIONS))
 
 
 def can_answer(question: str, sentence: str) -> bool:
@@ -312,14 +331,21 @@ def can_answer(question: str, sentence: str) -> bool:
         return bool(_CURRENCY.search(sentence))  # a cost is said in money
     if "what time" in q:
         return bool(_CLOCK.search(sentence))
+    if q.startswith("when did"):
+        return bool(_DATE.search(sentence))  # a past event: a year or a date, not a habit
     if q.startswith("when") or "what day" in q:
         return bool(_WHEN.search(sentence))
+    if q.startswith("how old"):
+        return bool(_AGE.search(sentence))
+    if q.startswith(_SIZE_QUESTIONS):
+        return bool(_SIZE.search(sentence))
     if q.startswith(("how much", "how many", "what temperature")):
         return bool(_AMOUNT.search(sentence))
     if q.startswith(("how long", "how often")):
         return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
     if q.startswith(("who", "whose")) or "name" in asked:
-        return bool(re.search(r"\b[A-Z][a-z]+", sentence[1:]))
+        # A name: a capitalised word that is not a day or a month.
+        return any(w.lower() not in _CALENDAR for w in _NAME.findall(sentence[1:]))
     return True
 
 

@@ -185,3 +185,23 @@ def test_a_strict_answer_stops_before_an_invented_value() -> None:
     general = answer.CheckedAnswer(ECHO, None, ("How many legs?",))
     assert stream(general, ["A", " spider", " has", " 8", " legs", "."]) == \
         "A spider has 8 legs."
+
+
+def test_a_question_names_what_kind_of_answer_it_wants() -> None:
+    # a day is not a person, a school year is not an age, a habit is not a purchase date
+    assert not trust.can_answer("Who is our window cleaner?",
+                                "The window cleaner comes on a Tuesday, paid 25 pounds.")
+    assert not trust.can_answer("How old is Maya?", "Maya is in Year 4 at Oakfield Primary.")
+    assert trust.can_answer("How old is Maya?", "Maya is 9 years old.")
+    assert not trust.can_answer("When did we buy the dishwasher?",
+                                "The filter is cleaned every two weeks.")
+    assert trust.can_answer("When did we buy the dishwasher?", "We bought it in 2021.")
+    assert not trust.can_answer("How big is the fish tank?", "The water is changed weekly.")
+    assert trust.can_answer("How big is the fish tank?", "The tank holds 60 litres.")
+
+
+def test_someone_named_with_a_possessive_is_the_households() -> None:
+    assert trust.about_household("What's Rosa's surname?") is True
+    # the head of "key worker at nursery" is the worker, and the document has none
+    assert trust.missing_subject("Who is Leo's key worker at nursery?",
+                                 "Leo goes to Little Acorns nursery.")
