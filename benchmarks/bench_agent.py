@@ -25,7 +25,16 @@ from contextlib import aclosing
 from pathlib import Path
 
 from benchmarks.agent_corpus import LABELLED
-from benchmarks.household_set import DOCUMENTS, FRESH, FRESH2, INJECTIONS, KINDS, Turn, split
+from benchmarks.household_set import (
+    DOCUMENTS,
+    FRESH,
+    FRESH2,
+    FRESH3,
+    INJECTIONS,
+    KINDS,
+    Turn,
+    split,
+)
 from nekoni_edge.agent.answer import looks_like_json
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.config import DEFAULT_SYSTEM_PROMPT, load_settings
@@ -297,7 +306,8 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true",
                         help="the calibration half's retrieval and decisions, turn by turn")
     parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh",
-                                           "fresh2"), default="all")
+                                           "fresh2", "fresh3", "unseen"), default="all",
+                        help="unseen: the held-out half and the fresh sets")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
     parser.add_argument("--sweep", action="store_true",
                         help="the tool router's threshold sweep on its labelled requests")
@@ -310,8 +320,10 @@ def main() -> None:
         return
     calibration, held_out = split()
     halves = {"calibration": calibration, "held-out": held_out, "fresh": FRESH,
-              "fresh2": FRESH2}
-    if args.half != "all":
+              "fresh2": FRESH2, "fresh3": FRESH3}
+    if args.half == "unseen":
+        halves.pop("calibration")
+    elif args.half != "all":
         halves = {args.half: halves[args.half]}
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
     report(rows_on, rows_off)
