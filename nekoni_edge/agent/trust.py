@@ -195,12 +195,13 @@ class Evidence:
     key_words: frozenset[str]  # what an answer stating it must mention (most of them)
     exact: str | None = None  # a value that must appear as it is (a tool's time)
     document: bool = True  # False: a tool's fact, told as it is
+    told: str = ""  # what is told when the model's words miss it (the sentence, or two)
 
     def as_answer(self) -> str:
         """The evidence told as the answer, with its source."""
         if not self.document:
             return self.sentence
-        sentence = self.sentence.rstrip(";,: ")
+        sentence = (self.told or self.sentence).rstrip(";,: ")
         if not sentence.endswith((".", "!", "?")):
             sentence += "."
         return f"{sentence[:1].upper()}{sentence[1:]} (from {self.source})"
@@ -222,12 +223,18 @@ _HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss"})
 _NAME = re.compile(r"\b[A-Z][a-z]+")
 _NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing)\b|n't\b", re.IGNORECASE)
 EVIDENCE_WORD_WEIGHT = 0.1  # each of the question's words a sentence holds, against cosine
+EVIDENCE_PAIR_MARGIN = 0.05  # a second sentence this close is told with the first
+_PLACE = re.compile(r"\b(in|at|under|behind|on|by|near|beside|inside|next to|above|below)\s+"
+                    r"(the|a|an|our|my|his|her|their|\w+'s)\s+(?!(morning|afternoon|evening|"
+                    r"night|day|week|month|year|summer|winter|spring|autumn|weekend)s?\b)",
+                    re.IGNORECASE)
 # What kind of words an answer to each kind of question contains.
 _WHEN = re.compile(r"\b(\d{1,2}(:\d\d)?\s?(am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|"
                    r"thursday|friday|saturday|sunday|weekday|weekend|january|february|march|"
                    r"april|may|june|july|august|september|october|november|december|daily|"
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
-                   r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon)",
+                   r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
+                   r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday)",
                    re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
@@ -239,7 +246,8 @@ _AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b|\bbi
                   re.IGNORECASE)
 _SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
 _SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|l|gallons?|kg|g|"
-                   r"tonnes?|metres?|meters?)\b|\b(small|large|big|tall|wide|heavy|deep)\b",
+                   r"tonnes?|metres?|meters?|kwh|kw|w|watts?|mah|ah|gb|tb|mb|seats?|berths?)\b|"
+                   r"\b(small|large|big|tall|wide|heavy|deep)\b",
                    re.IGNORECASE)
 _CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february "
                       "march april may june july august september october november december"
@@ -356,19 +364,28 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # Names and the document's own name say which document, not which of its sentences.
     asked = stems(question) - stems(source) - {w.lower()[:STEM] for w in re.findall(
         r"(?<!^)\b[A-Z][a-z]+", question.strip())}
-    best: tuple[float, str] | None = None
-    for sentence, cosine in zip(candidates, cosines, strict=True):
+    where = question.strip().lower().startswith("where")
+    scored: list[tuple[float, int, str]] = []
+    for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         if not can_answer(question, sentence) or not content_words(sentence) - \
                 content_words(question):
             continue
         score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(sentence))
-        if best is None or score > best[0]:
-            best = (score, sentence)
-    if best is None:
+        if where and _PLACE.search(sentence):
+            score += EVIDENCE_WORD_WEIGHT  # "where" is answered by a place
+        scored.append((score, index, sentence))
+    if not scored:
         return None
-    sentence = best[1]
+    scored.sort(key=lambda s: -s[0])
+    best_score, best_index, sentence = scored[0]
+    # A runner-up nearly as close is told with it (in the document's order): which of two
+    # close sentences holds the answer is where the picking most often fails.
+    runner = next((s for s in scored[1:2] if best_score - s[0] <= EVIDENCE_PAIR_MARGIN), None)
+    told = sentence if runner is None else " ".join(
+        s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
     return Evidence(sentence, source, frozenset(content_words(sentence) -
-                                                content_words(question) - _HONORIFICS))
+                                                content_words(question) - _HONORIFICS),
+                    told=told)
 
 
 def stated_by(text: str, evidence: Evidence, ends: Sequence[int]) -> int:

@@ -205,3 +205,16 @@ def test_someone_named_with_a_possessive_is_the_households() -> None:
     # the head of "key worker at nursery" is the worker, and the document has none
     assert trust.missing_subject("Who is Leo's key worker at nursery?",
                                  "Leo goes to Little Acorns nursery.")
+
+
+def test_where_is_answered_by_a_place_and_close_runners_up_are_told_too() -> None:
+    sentences = ["The home battery is a 5 kWh unit in the garage.",
+                 "It charges from the panels and powers the house in the evening."]
+    evidence = trust.pick_evidence("Where is the home battery?", sentences, [0.50, 0.55],
+                                   "home_battery.txt")
+    assert evidence is not None
+    assert evidence.sentence == sentences[0]  # "in the garage", not "in the evening"
+    close = trust.pick_evidence("What does the battery do?", sentences, [0.50, 0.52],
+                                "home_battery.txt")
+    assert close is not None
+    assert close.as_answer() == " ".join(sentences) + " (from home_battery.txt)"
