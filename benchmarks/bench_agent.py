@@ -30,6 +30,7 @@ from benchmarks.household_set import (
     FRESH,
     FRESH2,
     FRESH3,
+    FRESH4,
     INJECTIONS,
     KINDS,
     Turn,
@@ -306,8 +307,9 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true",
                         help="the calibration half's retrieval and decisions, turn by turn")
     parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh",
-                                           "fresh2", "fresh3", "unseen"), default="all",
-                        help="unseen: the held-out half and the fresh sets")
+                                           "fresh2", "fresh3", "fresh4", "unseen"),
+                        default="all",
+                        help="unseen: the held-out half and the newest fresh set")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
     parser.add_argument("--sweep", action="store_true",
                         help="the tool router's threshold sweep on its labelled requests")
@@ -320,9 +322,9 @@ def main() -> None:
         return
     calibration, held_out = split()
     halves = {"calibration": calibration, "held-out": held_out, "fresh": FRESH,
-              "fresh2": FRESH2, "fresh3": FRESH3}
+              "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4}
     if args.half == "unseen":
-        halves.pop("calibration")
+        halves = {"held-out": held_out, "fresh4": FRESH4}
     elif args.half != "all":
         halves = {args.half: halves[args.half]}
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
