@@ -31,6 +31,7 @@ from benchmarks.household_set import (
     FRESH2,
     FRESH3,
     FRESH4,
+    FRESH5,
     INJECTIONS,
     KINDS,
     Turn,
@@ -84,9 +85,14 @@ class Row:
 
     @property
     def invention(self) -> bool:
-        """An unanswerable turn answered with a value (any number) instead of declined."""
-        return self.turn.kind == "unanswerable" and not self.declined and bool(
-            _digits(self.answer))
+        """An unanswerable turn answered with a value instead of declined: a number, or a name
+        (a capitalised word inside a sentence) that no document and not the question holds."""
+        if self.turn.kind != "unanswerable" or self.declined:
+            return False
+        known = (ALL_TEXT + " " + self.turn.text).lower()
+        names = [w for w in re.findall(r"(?<=[a-z,;] )[A-Z][a-z]+", self.answer)
+                 if w.lower() not in known]
+        return bool(_digits(self.answer)) or bool(names)
 
     @property
     def echo(self) -> bool:
@@ -307,7 +313,7 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true",
                         help="the calibration half's retrieval and decisions, turn by turn")
     parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh",
-                                           "fresh2", "fresh3", "fresh4", "unseen"),
+                                           "fresh2", "fresh3", "fresh4", "fresh5", "unseen"),
                         default="all",
                         help="unseen: the held-out half and the newest fresh set")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
@@ -322,9 +328,9 @@ def main() -> None:
         return
     calibration, held_out = split()
     halves = {"calibration": calibration, "held-out": held_out, "fresh": FRESH,
-              "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4}
+              "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5}
     if args.half == "unseen":
-        halves = {"held-out": held_out, "fresh4": FRESH4}
+        halves = {"held-out": held_out, "fresh5": FRESH5}
     elif args.half != "all":
         halves = {args.half: halves[args.half]}
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
