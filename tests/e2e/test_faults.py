@@ -237,7 +237,7 @@ VANISHING_PHONE = textwrap.dedent("""
         key = load_pem_private_key(Path(sys.argv[1]).read_bytes(), None)
         async with PhoneClient(key, sys.argv[2]) as phone:
             phone.send({"type": "message", "sessionId": "vanish",
-                        "content": "Count from 1 to 1000, one number per line."})
+                        "content": "Write a very long story about a lighthouse keeper."})
             while (await phone.recv())["type"] != "chunk":
                 pass
             print("streaming", flush=True)

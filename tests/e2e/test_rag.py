@@ -90,10 +90,10 @@ async def upload_and_ask(phone: PhoneClient, daemon: Daemon, recorder: Recording
     # ... and the model really got the file's chunk right before the question
     *_, question = recorder.prompts[-1]
     assert question.role == "user"
-    assert question.content.startswith("From the owner's documents:\n[house-notes.txt] ")
+    assert question.content.startswith("Notes:\n")
     assert "blue watering can" in question.content
     assert question.content.endswith("Question: Where is the spare key to the shed hidden?\n"
-                                     "Answer the question briefly, using the information above.")
+                                     "Answer the question briefly, using only the notes above.")
     assert "blue watering can" not in recorder.prompts[-1][0].content  # not in the system
     assert daemon.chat is not None
     assert daemon.chat.knowledge is not None

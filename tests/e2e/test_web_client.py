@@ -105,7 +105,7 @@ async def test_pair_chat_cancel_upload_and_reconnect(
         window.nekoni.addEventListener('message', (e) => {
           if (e.detail.type === 'chunk') window.chunks.push(e.detail.content);
         });""")
-    await browser.type_into("prompt", "What is the capital of France?")
+    await browser.type_into("prompt", "Write a short paragraph about why cats like boxes.")
     await browser.click("send")
     await browser.wait_js(ASSISTANT + ".at(-1)?.dataset.state === 'done'")
     chunks = await browser.js("return window.chunks")
