@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
@@ -31,6 +32,9 @@ from nekoni_edge.words import content_words
 
 _LOGGER = logging.getLogger(__name__)
 
+SKILL_SESSION = "skill:"  # the household's sessions: skill runs (skills/scheduler.py)
+# The reference clients' default ids: a device's own conversation, named by its key.
+_DEFAULT_SESSION = re.compile(r"(?:phone|web)-([A-Za-z0-9_-]{8})")
 ARGUMENT_TOKENS = 64
 WORKING_MEMORY = 50
 MAX_SESSIONS_IN_MEMORY = 100
@@ -142,7 +146,17 @@ class ChatService:
 
     async def claim(self, session_id: str, device_key: str | None) -> None:
         """A session is the device's that started it; another device may not write to it
-        (the box's owner, with no key, may)."""
+        (the box's owner, with no key, may). A skill's session is the household's (only the
+        box writes it), and a default id naming a key (``phone-<key8>``, ``web-<key8>``) can
+        be started only by that key: ids are guessable and keys are announced to every device,
+        so writing first must not lock a phone out of its own conversation."""
+        if device_key is not None:
+            if session_id.startswith(SKILL_SESSION):
+                raise NotYourSession("a skill's conversation is the household's: run the "
+                                     "skill instead")
+            named = _DEFAULT_SESSION.fullmatch(session_id)
+            if named is not None and not device_key.startswith(named.group(1)):
+                raise NotYourSession("this conversation id names another device's key")
         exists, key = await self._db.session_owner(session_id)
         if not exists:
             key = device_key

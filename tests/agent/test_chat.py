@@ -91,3 +91,27 @@ async def test_scripted_provider_names_the_missing_step() -> None:
     with pytest.raises(AssertionError, match="ran out of replies at prompt 1"):
         async for _ in provider.stream_chat([ChatTurn("user", "hi")], max_tokens=5):
             pass
+
+
+async def test_guessable_sessions_cannot_be_squatted(tmp_path: Path) -> None:
+    """Default ids name a key and keys are announced: writing first must not lock a phone out
+    of its own conversation, nor make a skill's output one device's."""
+    from nekoni_edge.errors import NotYourSession
+
+    phone, squatter = "AbCdEfGh" + "x" * 35, "ZzZzZzZz" + "y" * 35
+    provider = ScriptedProvider([["Hi there."], ["Hello."]])
+    async with await Database.open(tmp_path / "db") as db:
+        chat = ChatService(db, provider, system_prompt="SYS", context_messages=20,
+                           n_ctx=4096, max_tokens=64)
+
+        async def write(session: str, key: str | None) -> str:
+            async with aclosing(chat.reply(session, "hi", device_key=key)) as stream:
+                return "".join([p async for p in stream])
+
+        with pytest.raises(NotYourSession, match="another device's key"):
+            await write(f"phone-{phone[:8]}", squatter)
+        with pytest.raises(NotYourSession, match="household"):
+            await write("skill:never-run", squatter)
+        assert await write(f"phone-{phone[:8]}", phone) == "Hi there."  # its own, still
+        assert await write("skill:never-run", None) == "Hello."  # the box's (a skill run)
+        assert await chat.owner("skill:never-run") is None  # readable by the household

@@ -122,6 +122,9 @@ async def test_a_device_paired_by_the_button_is_on_probation(daemon: Daemon) -> 
         seen = await traced_sessions(newcomer)
         assert "n-1" in seen  # its own, still
         assert "household" not in seen
+        hidden = await newcomer.request({"type": "sync", "sessionId": "household", "all": True},
+                                        "sync_response")
+        assert hidden["messages"] == []  # nor by sync
         assert await daemon.db.is_approved(public_key_b64(owner))
         # once its window has closed with no second key, it is trusted
         await daemon.db.write(lambda conn: conn.execute(
@@ -132,5 +135,8 @@ async def test_a_device_paired_by_the_button_is_on_probation(daemon: Daemon) -> 
         async with aclosing(daemon.chat.reply("household", "Say hi again.")) as stream:
             assert "".join([p async for p in stream]).strip()
         assert "household" in await traced_sessions(newcomer)  # trusted: the household's too
+        shown = await newcomer.request({"type": "sync", "sessionId": "household", "all": True},
+                                       "sync_response")
+        assert shown["messages"]
     finally:
         await newcomer.close()
