@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from nekoni_edge.agent import answer, trust
+from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
 from nekoni_edge.errors import ModelUnavailable, NotYourSession
@@ -120,6 +121,7 @@ class ChatService:
         self._owners: OrderedDict[str, _Owner] = OrderedDict()
         self._system_tokens: int | None = None
         self.last_stats: TurnStats | None = None
+        self.turns = FairTurns()
         # The prompt's own scaffolding, which an answer must never read back.
         self._echo = trust.EchoCheck([system_prompt, answer.ANSWER_INSTRUCTION])
 
@@ -147,15 +149,18 @@ class ChatService:
     async def claim(self, session_id: str, device_key: str | None) -> None:
         """A session is the device's that started it; another device may not write to it
         (the box's owner, with no key, may). A skill's session is the household's (only the
-        box writes it), and a default id naming a key (``phone-<key8>``, ``web-<key8>``) can
-        be started only by that key: ids are guessable and keys are announced to every device,
-        so writing first must not lock a phone out of its own conversation."""
+        box writes it), and a default id naming another paired key (``phone-<key8>``,
+        ``web-<key8>``) cannot be started by this one: ids are guessable and keys are announced
+        to every device, so writing first must not lock a phone out of its own conversation.
+        (nekoni's web app makes random ``web-<8 hex>`` ids: those name no key.)"""
         if device_key is not None:
             if session_id.startswith(SKILL_SESSION):
                 raise NotYourSession("a skill's conversation is the household's: run the "
                                      "skill instead")
             named = _DEFAULT_SESSION.fullmatch(session_id)
-            if named is not None and not device_key.startswith(named.group(1)):
+            if named is not None and not device_key.startswith(named.group(1)) and any(
+                    d.pub_key.startswith(named.group(1))
+                    for d in await self._db.list_devices()):
                 raise NotYourSession("this conversation id names another device's key")
         exists, key = await self._db.session_owner(session_id)
         if not exists:
@@ -235,11 +240,14 @@ class ChatService:
         logged, so a second device's ``sync`` sees what the first one saw. Background work
         (an ingest) pauses while a turn runs.
         """
-        with self.foreground.running():
-            async with aclosing(self._reply(session_id, content, device_key, on_context,
-                                            approve, on_text_end)) as pieces:
-                async for piece in pieces:
-                    yield piece
+        # Turns are taken in turn by device, at most a few each waiting (fair.py): one device
+        # with a question in every session cannot keep the owner waiting for all of them.
+        async with self.turns.turn(device_key):
+            with self.foreground.running():
+                async with aclosing(self._reply(session_id, content, device_key, on_context,
+                                                approve, on_text_end)) as pieces:
+                    async for piece in pieces:
+                        yield piece
 
     async def _reply(
         self, session_id: str, content: str, device_key: str | None,

@@ -99,7 +99,7 @@ async def test_guessable_sessions_cannot_be_squatted(tmp_path: Path) -> None:
     from nekoni_edge.errors import NotYourSession
 
     phone, squatter = "AbCdEfGh" + "x" * 35, "ZzZzZzZz" + "y" * 35
-    provider = ScriptedProvider([["Hi there."], ["Hello."]])
+    provider = ScriptedProvider([["Random."], ["Hi there."], ["Hello."]])
     async with await Database.open(tmp_path / "db") as db:
         chat = ChatService(db, provider, system_prompt="SYS", context_messages=20,
                            n_ctx=4096, max_tokens=64)
@@ -108,8 +108,12 @@ async def test_guessable_sessions_cannot_be_squatted(tmp_path: Path) -> None:
             async with aclosing(chat.reply(session, "hi", device_key=key)) as stream:
                 return "".join([p async for p in stream])
 
+        await db.approve_device(phone, "phone")
+        await db.approve_device(squatter, "squatter")
         with pytest.raises(NotYourSession, match="another device's key"):
             await write(f"phone-{phone[:8]}", squatter)
+        # nekoni's web app's random ids name no key: anyone may start one
+        assert await write("web-1a2b3c4d", squatter) == "Random."
         with pytest.raises(NotYourSession, match="household"):
             await write("skill:never-run", squatter)
         assert await write(f"phone-{phone[:8]}", phone) == "Hi there."  # its own, still

@@ -129,7 +129,7 @@ async def test_a_second_message_mid_stream_is_answered_in_turn(daemon: Daemon) -
         assert (status, body["status"]) == (200, "already_approved")
         assert body["detail"] == "Paired. You can connect now."
         await app.connect_until_in(max_attempts=3)
-        app.say("Name a colour.")
+        app.say("Write a short paragraph about the sea.")
         await app.until(lambda: app.shown.pending is not None, 60)  # the first one streams
         app.say("Name a fruit.")
         shown = await app.shown_count(2)
