@@ -397,3 +397,22 @@ async def test_a_web_page_cannot_lock_the_owner_out(daemon: Daemon,
     assert daemon.peers.limiter.is_blocked("127.0.0.1", now=time.monotonic())
     async with PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}") as phone:
         assert await phone.request({"type": "ping"}, "pong") == {"type": "pong"}
+
+
+async def test_a_join_waiting_for_the_button_is_told_so(daemon: Daemon) -> None:
+    """nekoni's apps retry every ~3 s while their request waits: the code they get says it
+    waits (and is not counted), not that the key is unknown."""
+    from nekoni_edge.protocol.canonical import sign_message
+
+    waiting = Ed25519PrivateKey.generate()
+    request = sign_message(waiting, {"mobilePubKey": public_key_b64(waiting), "ts": now_ms(),
+                                     "deviceName": "new phone"})
+    async with aiohttp.ClientSession() as http, \
+            http.post(f"http://127.0.0.1:{daemon.port}/api/pair", json=request) as resp:
+        assert (await resp.json())["status"] == "pending_approval"
+    for _ in range(6):  # more than the failure limit: none of them counted
+        [reply] = await signal_exchange(daemon, join(waiting, daemon))
+        assert (reply["type"], reply["code"]) == ("error", "PENDING_APPROVAL")
+    stranger = Ed25519PrivateKey.generate()
+    [reply] = await signal_exchange(daemon, join(stranger, daemon))
+    assert reply["code"] == "NOT_APPROVED"
