@@ -12,8 +12,10 @@ import math
 class Joiner:
     """Holds pieces and says when the held text may go."""
 
-    def __init__(self, interval_s: float) -> None:
+    def __init__(self, interval_s: float, *, at_once: int = 1) -> None:
+        """``at_once``: how many texts go as soon as they come before pacing starts."""
         self.interval_s = interval_s
+        self.at_once = at_once
         self._held: list[str] = []
         self._last = -math.inf
         self.taken = 0  # texts taken (sent)
@@ -21,6 +23,8 @@ class Joiner:
     def push(self, piece: str, now: float) -> float:
         """Hold ``piece``; return the seconds until the held text may go (≤ 0: now)."""
         self._held.append(piece)
+        if self.taken < self.at_once:
+            return 0.0
         return self._last + self.interval_s - now
 
     def take(self, now: float) -> str:

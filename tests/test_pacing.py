@@ -24,3 +24,13 @@ def test_it_says_how_long_the_held_text_waits() -> None:
     assert joiner.push("a", 5.0) <= 0
     joiner.take(5.0)
     assert abs(joiner.push("b", 5.03) - 0.07) < 1e-9
+
+
+def test_the_first_texts_can_go_at_once_before_the_pacing_starts() -> None:
+    joiner = Joiner(0.1, at_once=3)
+    sent = []
+    for i, now in enumerate((0.0, 0.001, 0.002, 0.003)):
+        if joiner.push(f"t{i}", now) <= 0:
+            sent.append(joiner.take(now))
+    assert sent == ["t0", "t1", "t2"]  # the fourth waits for the interval
+    assert joiner.push("t4", 0.004) > 0
