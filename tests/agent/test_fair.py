@@ -42,12 +42,7 @@ async def ask_as(turns: FairTurns, device: str, gate: asyncio.Event) -> None:
 async def test_a_device_gets_only_so_many_turns_waiting() -> None:
     turns = FairTurns(per_device=3)
     gate = asyncio.Event()
-
-    async def ask() -> None:
-        async with turns.turn("phone"):
-            await gate.wait()
-
-    held = [asyncio.create_task(ask()) for _ in range(3)]
+    held = [asyncio.create_task(ask_as(turns, "phone", gate)) for _ in range(3)]
     await asyncio.sleep(0)
     assert turns.waiting("phone") == 3
     with pytest.raises(TooManyTurns) as refused:
@@ -65,13 +60,8 @@ async def test_a_device_gets_only_so_many_turns_waiting() -> None:
 async def test_a_turn_cancelled_while_waiting_frees_its_place() -> None:
     turns = FairTurns(per_device=2)
     gate = asyncio.Event()
-
-    async def ask() -> None:
-        async with turns.turn("phone"):
-            await gate.wait()
-
-    first = asyncio.create_task(ask())
-    second = asyncio.create_task(ask())
+    first = asyncio.create_task(ask_as(turns, "phone", gate))
+    second = asyncio.create_task(ask_as(turns, "phone", gate))
     await asyncio.sleep(0)
     second.cancel()
     await asyncio.gather(second, return_exceptions=True)
