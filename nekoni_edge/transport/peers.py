@@ -129,6 +129,8 @@ class PeerManager:
             if pc.sctp is not None:  # before the association carries any data
                 peer.reassembly = ReassemblyCap(pc.sctp, MAX_REASSEMBLY_BYTES,
                                                 lambda _held: self._drop(peer))
+                # The SDP says what the session takes, 64 KiB (aiortc would say 256 KiB).
+                pc.sctp.getCapabilities = _capabilities  # type: ignore[method-assign]
             await pc.setLocalDescription(await pc.createAnswer())
         except Exception:
             await self.close_client(client_id, peer)
@@ -265,6 +267,13 @@ class PeerManager:
         """Close every peer connection."""
         for client_id in list(self.peers):
             await self.close_client(client_id)
+
+
+def _capabilities() -> Any:
+    """The box's SCTP capabilities: the largest message it takes (PROTOCOL.md)."""
+    from aiortc import RTCSctpCapabilities  # noqa: PLC0415 - aiortc is imported lazily
+
+    return RTCSctpCapabilities(maxMessageSize=MAX_MESSAGE_BYTES)
 
 
 def _stop_watch(peer: Peer) -> None:

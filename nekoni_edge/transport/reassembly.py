@@ -26,7 +26,12 @@ class ReassemblyCap:
         self.tripped = False
         self._sctp = sctp
         self._on_exceeded = on_exceeded
-        self._window = int(sctp._advertised_rwnd)  # noqa: SLF001 - what it starts with
+        # The receive window offered is the cap itself (aiortc offers 1 MiB): an honest sender
+        # never has more than the window unacknowledged, so on a lossy link its out-of-order
+        # fragments stay under the cap, and only a sender ignoring the window passes it.
+        # Installed before the association starts, so the INIT-ACK already says so.
+        sctp._advertised_rwnd = limit  # noqa: SLF001
+        self._window = limit
         self._receive = sctp._receive_data_chunk  # noqa: SLF001
         # aiortc has no hook here: the instance's bound method is replaced by the guarded one.
         sctp._receive_data_chunk = self._guarded  # noqa: SLF001

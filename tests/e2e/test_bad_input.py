@@ -30,6 +30,8 @@ GARBAGE = [
 
 
 async def test_each_bad_message_gets_an_error(phone: PhoneClient) -> None:
+    # A client that ignores the 64 KiB the box advertises (aiortc's own would refuse to send).
+    phone._pc.sctp._remote_max_message_size = 0
     for text, code in GARBAGE:
         phone.send_raw(text)
         reply = await phone.recv(wait=10)
@@ -103,3 +105,16 @@ async def test_a_flood_of_one_session_is_told_in_words(phone: PhoneClient) -> No
     phone.send({"type": "cancel", "sessionId": "f"})
     while (await phone.recv(wait=60)).get("cancelled") is not True:
         pass
+
+
+async def test_what_the_box_advertises_is_what_it_takes(daemon: Daemon,
+                                                        phone: PhoneClient) -> None:
+    """The answer's max-message-size is the session's 64 KiB cap (PROTOCOL.md), and the SCTP
+    receive window it offers is the reassembly cap, so an honest sender never passes it."""
+    from nekoni_edge.protocol.messages import MAX_MESSAGE_BYTES
+
+    assert phone._pc is not None
+    remote = phone._pc.remoteDescription.sdp
+    assert f"a=max-message-size:{MAX_MESSAGE_BYTES}" in remote
+    assert phone._pc.sctp._remote_max_message_size == MAX_MESSAGE_BYTES
+    assert phone._pc.sctp._ssthresh <= MAX_REASSEMBLY_BYTES  # the box's window, as offered
