@@ -20,6 +20,7 @@ from typing import Any
 import aiohttp
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.client.phone import PhoneClient
 from nekoni_edge.config import load_settings
 from nekoni_edge.daemon import Daemon
@@ -173,13 +174,101 @@ async def run(rounds: int, strangers: int, threads: int) -> None:
             f"{delay * 1000:.1f}", f"{delay / gap:.1f}", f"{cpu * 1000:.2f}")
 
 
+LONG = "Write a long story about a lighthouse keeper and his cat."
+HOG_SESSIONS = 24
+
+
+class ArrivalOrder(FairTurns):
+    """The order before turns were taken by device: first come, first served, no cap (the
+    device that asked first stays first while it has turns waiting)."""
+
+    def __init__(self) -> None:
+        super().__init__(per_device=10**6)
+
+    def _next(self) -> None:
+        while self._running is None and self._waiting:
+            first = next(iter(self._waiting))
+            queue = self._waiting[first]
+            ready = queue.popleft()
+            if not queue:
+                del self._waiting[first]
+            if not ready.done():
+                self._running = first
+                ready.set_result(None)
+
+
+async def starve_row(box: Daemon, owner: PhoneClient, hog: PhoneClient,
+                     turns: FairTurns) -> tuple[float, int, int]:
+    """The owner's first token while one paired device has a long question in each of
+    HOG_SESSIONS sessions: (seconds, the hog's answers before it, the hog's refusals)."""
+    assert box.chat is not None
+    box.chat.turns = turns
+    for i in range(HOG_SESSIONS):
+        hog.send({"type": "message", "content": LONG, "sessionId": f"hog-{id(turns)}-{i}"})
+    await asyncio.sleep(0.5)  # the hog's questions are in (the first is being answered)
+    started = time.perf_counter()
+    owner.send({"type": "message", "content": QUESTION, "sessionId": f"owner-{id(turns)}"})
+    while (await owner.recv())["type"] != "chunk":
+        pass
+    first = time.perf_counter() - started
+    answered = refused = 0
+    while True:  # what the hog got meanwhile
+        try:
+            msg = await hog.recv(wait=0.01)
+        except TimeoutError:
+            break
+        answered += msg["type"] == "message_end"
+        refused += msg.get("code") == "BUSY" and msg["type"] == "error"
+    owner.send({"type": "cancel", "sessionId": f"owner-{id(turns)}"})
+    for i in range(HOG_SESSIONS):
+        hog.send({"type": "cancel", "sessionId": f"hog-{id(turns)}-{i}"})
+    await asyncio.sleep(1.0)
+    return first, answered, refused
+
+
+async def starve(threads: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings(env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
+                                 ice_addresses=("127.0.0.1",), mdns=False, gpio="off",
+                                 rag=False, tools=False, max_tokens=200, temperature=0.0,
+                                 n_threads=threads)
+        box = Daemon(settings)
+        await box.start()
+        try:
+            assert box.db is not None
+            keys = [Ed25519PrivateKey.generate() for _ in range(2)]
+            for key in keys:
+                await box.db.approve_device(public_key_b64(key))
+            url = f"http://127.0.0.1:{box.port}"
+            async with PhoneClient(keys[0], url) as owner, PhoneClient(keys[1], url) as hog:
+                alone = [(await owner_turn(owner, f"alone-{i}"))[0] for i in range(3)]
+                rows = {"arrival order (before)": await starve_row(box, owner, hog,
+                                                                  ArrivalOrder()),
+                        "in turn by device (the box)": await starve_row(box, owner, hog,
+                                                                       FairTurns())}
+        finally:
+            await box.stop()
+    print(f"\nthe owner's first token while one paired device asks a long question in each of "
+          f"{HOG_SESSIONS} sessions (one run each)")
+    print("| order | owner's first token s | the device's answers before it | refused (BUSY) |")
+    print("|---|---:|---:|---:|")
+    print(f"| owner alone | {statistics.median(alone):.2f} | — | — |")
+    for label, (first, answered, refused) in rows.items():
+        print(f"| {label} | {first:.2f} | {answered} | {refused} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--strangers", type=int, default=50)
     parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     parser.add_argument("--crowd", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--starve", action="store_true",
+                        help="one paired device with a question in every session, instead")
     args = parser.parse_args()
+    if args.starve:
+        asyncio.run(starve(args.threads))
+        return
     if args.crowd:
         asyncio.run(crowd_worker(args.crowd, args.strangers))
         return
