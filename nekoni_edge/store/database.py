@@ -41,7 +41,6 @@ class Database(Devices, MessageLog):
         self._reader = reader
         self.path = path
         self.schema_version = schema_version
-        self._write_lock = asyncio.Lock()
         self._last_ts = 0
 
     @classmethod
