@@ -128,13 +128,18 @@ async def crowded_turns(phone: PhoneClient, url: str, strangers: int, rounds: in
     return cpu / strangers, alone, crowded
 
 
+def loopback_box(data_dir: str, threads: int, max_tokens: int) -> Daemon:
+    """A box on loopback answering with the real model, deterministically, tools and
+    documents off (what is measured is the order and the doors, not the answers)."""
+    return Daemon(load_settings(env={}, data_dir=Path(data_dir), host="127.0.0.1", port=0,
+                                ice_addresses=("127.0.0.1",), mdns=False, gpio="off",
+                                rag=False, tools=False, max_tokens=max_tokens,
+                                temperature=0.0, n_threads=threads))
+
+
 async def run(rounds: int, strangers: int, threads: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
-                                 ice_addresses=("127.0.0.1",), mdns=False, gpio="off",
-                                 rag=False, tools=False, max_tokens=96, temperature=0.0,
-                                 n_threads=threads)
-        box = Daemon(settings)
+        box = loopback_box(tmp, threads, 96)
         await box.start()
         # Every stranger shares the loopback address here; on a LAN each has its own, so the
         # address block (which would refuse them early and cheaply) is lifted for the measure.
@@ -228,11 +233,7 @@ async def starve_row(box: Daemon, owner: PhoneClient, hog: PhoneClient,
 
 async def starve(threads: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(env={}, data_dir=Path(tmp), host="127.0.0.1", port=0,
-                                 ice_addresses=("127.0.0.1",), mdns=False, gpio="off",
-                                 rag=False, tools=False, max_tokens=200, temperature=0.0,
-                                 n_threads=threads)
-        box = Daemon(settings)
+        box = loopback_box(tmp, threads, 200)
         await box.start()
         try:
             assert box.db is not None

@@ -3,7 +3,6 @@ grounded in the owner's documents. Pure text logic, no I/O."""
 
 from __future__ import annotations
 
-import re
 from enum import Enum
 
 from nekoni_edge.agent import trust
@@ -214,7 +213,7 @@ class CheckedAnswer:
             self.verdict = Verdict.ECHO
             return ""
         # Whole sentences only: the answer is the text up to the sentence stating the evidence.
-        ends = _sentence_ends(self._held)
+        ends = trust.sentence_ends(self._held)
         if final and (not ends or ends[-1] < len(self._held.rstrip())):
             ends.append(len(self._held))
         end = trust.stated_by(self._held, evidence, ends)
@@ -235,12 +234,7 @@ class CheckedAnswer:
         return ready
 
 
-def _sentence_ends(text: str) -> list[int]:
-    """Where each complete sentence of ``text`` ends."""
-    return [m.end() for m in re.finditer(trust.ABBREVIATIONS + r"[.!?](?=\s)|[.!?]$", text)]
-
-
 def _last_sentence_end(text: str) -> int:
     """Where the last complete sentence of ``text`` ends (0: none yet)."""
-    ends = _sentence_ends(text)
+    ends = trust.sentence_ends(text)
     return ends[-1] if ends else 0

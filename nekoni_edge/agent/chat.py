@@ -33,7 +33,7 @@ from nekoni_edge.words import content_words
 
 _LOGGER = logging.getLogger(__name__)
 
-SKILL_SESSION = "skill:"  # the household's sessions: skill runs (skills/scheduler.py)
+SKILL_SESSION = "skill:"  # the household's sessions: skill runs (``skill_session``)
 # The reference clients' default ids: a device's own conversation, named by its key.
 _DEFAULT_SESSION = re.compile(r"(?:phone|web)-([A-Za-z0-9_-]{8})")
 ARGUMENT_TOKENS = 64
@@ -280,6 +280,7 @@ class ChatService:
             if on_context is not None:
                 on_context(hits)
             household = trust.about_household(content)
+            asks = _asks(content)
             shown = [] if household is False else trust.shown(query, hits,
                                                                 with_tool=bool(routes))
             results = [await self._run_route(session_id, content, route, stats, turn.id,
@@ -292,7 +293,7 @@ class ChatService:
                 # The sentence is picked by the turn's own words: a follow-up's subject found
                 # the document, its question picks within it.
                 evidence = await self._evidence(content, vector or query_vector, shown)
-            if evidence is None and not routes and _asks(content) and (
+            if evidence is None and not routes and asks and (
                     (household and not shown) or missing
                     or (shown and trust.specific(content))):
                 # A question about the household that no document answers: said plainly,
@@ -307,7 +308,7 @@ class ChatService:
                 check = answer.CheckedAnswer(self._echo, evidence, (
                     content, *facts, *(trust.without_instructions(h.content)
                                        for h in shown)),
-                    strict=evidence is None and household is not False and _asks(content))
+                    strict=evidence is None and household is not False and asks)
                 async for piece in self._answer(session_id, context, check, stats, turn.id):
                     yield piece
                 if not check.sent:

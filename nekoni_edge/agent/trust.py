@@ -16,7 +16,6 @@ from nekoni_edge.words import STOPWORDS, content_words, fold, words
 
 # Said, with no model call, when a question about the household has no answer in its documents.
 DONT_KNOW = "I don't have that in your documents."
-DONT_KNOW_CLOSEST = "I don't have that in your documents. The closest I have is {source}: “{text}”"
 
 # --- Which documents a turn shows -------------------------------------------------------------
 # A chunk the full-text index found for one of the question's words is shown from this cosine
@@ -218,14 +217,20 @@ class Evidence:
 
 # A full stop after these is not a sentence's end ("Mr. Hendry").
 _ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "No", "e.g", "i.e")
-ABBREVIATIONS = "".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)  # before the stop
 _SPLIT = re.compile("".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)
                     + r"(?<=[.!?;])\s+")
+_END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)
+                  + r"[.!?](?=\s)|[.!?]$")
 
 
 def sentences(text: str) -> list[str]:
     """Split at sentence ends ('.', '!', '?', ';') followed by a space."""
     return [s.strip() for s in _SPLIT.split(text) if s.strip()]
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Where each complete sentence of an answer ends ('.', '!', '?'; not after 'Mr')."""
+    return [m.end() for m in _END.finditer(text)]
 
 
 _HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss"})

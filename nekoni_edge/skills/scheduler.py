@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
-from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.agent.chat import SKILL_SESSION, ChatService
 from nekoni_edge.aio import cancel_and_wait
 from nekoni_edge.config import Settings
 from nekoni_edge.store.skills import CronJob, Skill, SkillStore
@@ -24,7 +24,7 @@ TICK_S = Settings.cron_tick_s
 
 
 def skill_session(skill: Skill) -> str:
-    return f"skill:{skill.id}"
+    return f"{SKILL_SESSION}{skill.id}"
 
 
 def next_fire_ms(expression: str, after_ms: int) -> int:
