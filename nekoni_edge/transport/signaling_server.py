@@ -75,11 +75,18 @@ class SignalingEndpoint:
                         await ws.send_json(sig.error("UNKNOWN_TYPE", "send JSON text frames"))
                     continue
                 try:
-                    # Before a join an address is all there is; a joined, paired key has proven
-                    # itself, and what others did from its address does not block it.
+                    # A joined, paired key has proven itself: what others did from its address
+                    # does not block it. Until then the address is all there is: any refusal
+                    # (bad frame, stale or stranger's join) becomes RATE_LIMITED when it is
+                    # blocked, and only a join signed by a paired key gets past a block.
                     if joined is not None:
                         self._check_not_blocked(joined.pub_key)
-                    joined = await self._on_text(ws, frame.data, joined, request.remote)
+                    try:
+                        joined = await self._on_text(ws, frame.data, joined, request.remote)
+                    except SignalingError:
+                        if joined is None:
+                            self._check_not_blocked(request.remote)
+                        raise
                 except SignalingError as exc:
                     if ws.closed:
                         break  # sent away from the lobby meanwhile: nobody to answer
@@ -165,26 +172,14 @@ class SignalingEndpoint:
         try:
             msg = decode(text, sig.MAX_SIGNAL_BYTES)
         except BadMessage as exc:
-            if joined is None:
-                self._check_not_blocked(remote)
             raise SignalingError("INVALID_MESSAGE", exc.message) from exc
         msg_type = msg.get("type")
         now = self._clock_ms()
-        if joined is None and msg_type != "join":
-            self._check_not_blocked(remote)
         if msg_type == "join":
-            try:
-                join = sig.parse_join(msg, now)  # its signature proves the key
-            except SignalingError:
-                self._check_not_blocked(remote)  # unproven: judged by its address
-                raise
+            join = sig.parse_join(msg, now)  # its signature proves the key
             if join.room_id != self.room_id:
                 raise SignalingError("INVALID_JOIN", "no such room on this box")
             self._check_not_blocked(join.pub_key)
-            if not await self._db.is_approved(join.pub_key):
-                # A stranger's key is judged by its address too (a page the owner visits can
-                # send bad frames from it, but cannot sign as the owner's paired device).
-                self._check_not_blocked(remote)
             if join.client_id == self.agent_id or self._peers.owner_of(join.client_id) not in (
                     None, join.pub_key):
                 # A clientId belongs to the key that first connected with it: another
