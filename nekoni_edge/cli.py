@@ -526,7 +526,8 @@ class _KnowledgeSession:
         s = self.settings
         self.db = await Database.open(s.db_path)
         try:
-            self.embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights)
+            self.embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights,
+                                                 s.cache_path)
         except BaseException:
             await self.db.close()
             raise

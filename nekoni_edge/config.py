@@ -98,6 +98,11 @@ class Settings:
         return self.data_dir / "nekoni.db"
 
     @property
+    def cache_path(self) -> Path:
+        """Files the box derives from its packages and can always build again."""
+        return self.data_dir / "cache"
+
+    @property
     def control_path(self) -> Path:
         return self.data_dir / "control.sock"
 

@@ -239,10 +239,11 @@ class Daemon:
             if s.embedder_keep_s > 0:
                 embedder = await asyncio.to_thread(
                     OnDemandEmbedder, threads=s.n_threads, fold_weights=s.embedder_fold_weights,
-                    keep_s=s.embedder_keep_s,
+                    keep_s=s.embedder_keep_s, cache_dir=s.cache_path,
                 )
             else:
-                embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights)
+                embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights,
+                                               s.cache_path)
         except ModelUnavailable as exc:
             _LOGGER.error("embedder unavailable: %s", exc)  # noqa: TRY400
             return None, str(exc)

@@ -19,7 +19,7 @@ from nekoni_edge.config import Settings
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.models import package_file
 from nekoni_edge.memory import return_freed_memory
-from nekoni_edge.rag.int8graph import fuse_attention, integer_graph
+from nekoni_edge.rag.int8cache import forget, integer_model
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -60,6 +60,14 @@ def load_tokenizer(path: Path) -> Any:
     return tokenizer
 
 
+def fit(ids: list[int]) -> list[int]:
+    """Word pieces cut to the model's limit as the tokenizer's own truncation would: the
+    opening [CLS] and the text's first pieces, then its closing [SEP]."""
+    if len(ids) <= MAX_WORD_PIECES:
+        return ids
+    return ids[: MAX_WORD_PIECES - 1] + ids[-1:]
+
+
 def _options(onnxruntime: Any) -> Any:
     options = onnxruntime.SessionOptions()
     # Each run on one core, ``threads`` runs at once (``Embedder``): a text of 20-256 word
@@ -82,7 +90,7 @@ class Embedder:
 
     def __init__(
         self, onnx_path: Path, tokenizer_path: Path, *, threads: int = 2,
-        fold_weights: bool = False,
+        fold_weights: bool = False, cache_dir: Path | None = None, tokenizer: Any = None,
     ) -> None:
         import onnxruntime  # noqa: PLC0415 - heavy; only the embedder imports it
 
@@ -92,9 +100,10 @@ class Embedder:
         self._session: Any = None
         if not fold_weights:
             try:
-                self._session = self._integer_session(onnxruntime, onnx_path)
+                self._session = self._integer_session(onnxruntime, onnx_path, cache_dir)
                 self.kernels = "int8"
             except Exception as exc:  # noqa: BLE001 - any failure: run the export as shipped
+                forget(onnx_path, cache_dir)
                 _LOGGER.warning("embedder: the int8 kernels failed (%s); running the model "
                                 "as exported, slower", exc)
         if self._session is None:
@@ -113,9 +122,8 @@ class Embedder:
                 raise ModelUnavailable(
                     f"onnxruntime could not load {onnx_path}: {exc}") from exc
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self.tokenizer = load_tokenizer(tokenizer_path)
-        self._truncating = load_tokenizer(tokenizer_path)
-        self._truncating.enable_truncation(MAX_WORD_PIECES)
+        # One tokenizer (~7 MiB each), shared with the chunker: truncation is ours (``fit``).
+        self.tokenizer = tokenizer if tokenizer is not None else load_tokenizer(tokenizer_path)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed")
         self.threads = max(1, threads)
         self._runs = (ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="embed-run")
@@ -124,37 +132,34 @@ class Embedder:
                      time.monotonic() - started, self.kernels)
 
     @staticmethod
-    def _integer_session(onnxruntime: Any, onnx_path: Path) -> Any:
-        """The export rewritten onto integer kernels (``int8graph``), checked by one run."""
+    def _integer_session(onnxruntime: Any, onnx_path: Path, cache_dir: Path | None) -> Any:
+        """The export rewritten onto integer kernels (``int8graph``, by a child process:
+        ``int8cache``), checked by one run."""
         import numpy as np  # noqa: PLC0415
-        import onnx  # noqa: PLC0415
 
-        rewritten = integer_graph(onnx.load(str(onnx_path)))
-        if not rewritten.shared + rewritten.blockwise:
-            raise ModelUnavailable("no int8 weights found in the graph")
-        graph, blocks = fuse_attention(rewritten.model)
-        if not blocks:
-            _LOGGER.info("embedder: attention left as exported (its pattern did not match)")
-        model = graph.SerializeToString()
-        del rewritten, graph  # one copy of the graph at a time: it is 23 MB
-        session = onnxruntime.InferenceSession(
-            model, sess_options=_options(onnxruntime), providers=["CPUExecutionProvider"],
-        )
-        del model
+        with integer_model(onnx_path, cache_dir) as rewritten:
+            session = onnxruntime.InferenceSession(
+                str(rewritten), sess_options=_options(onnxruntime),
+                providers=["CPUExecutionProvider"],
+            )
         feeds = {i.name: np.ones((1, 4), dtype=np.int64) for i in session.get_inputs()}
         session.run(None, feeds)  # a kernel this onnxruntime build lacks fails here, not later
         return session
 
     @classmethod
-    def default(cls, threads: int = 2, fold_weights: bool = False) -> Embedder:
-        onnx, tokenizer = default_model_files()
-        return cls(onnx, tokenizer, threads=threads, fold_weights=fold_weights)
+    def default(cls, threads: int = 2, fold_weights: bool = False,
+                cache_dir: Path | None = None, tokenizer: Any = None) -> Embedder:
+        onnx, tokenizer_path = default_model_files()
+        return cls(onnx, tokenizer_path, threads=threads, fold_weights=fold_weights,
+                   cache_dir=cache_dir, tokenizer=tokenizer)
 
     @classmethod
-    async def open(cls, threads: int = 2, fold_weights: bool = False) -> Embedder:
+    async def open(cls, threads: int = 2, fold_weights: bool = False,
+                   cache_dir: Path | None = None) -> Embedder:
         """The default model, loaded off the event loop (it takes a moment)."""
         return await asyncio.get_running_loop().run_in_executor(
-            None, lambda: cls.default(threads=threads, fold_weights=fold_weights)
+            None, lambda: cls.default(threads=threads, fold_weights=fold_weights,
+                                      cache_dir=cache_dir)
         )
 
     def count_tokens(self, text: str) -> int:
@@ -173,7 +178,8 @@ class Embedder:
         window = BATCH_SIZE * self.threads * 16
         for start in range(0, len(order), window):
             picked = order[start : start + window]
-            encodings = self._truncating.encode_batch([texts[i] for i in picked])
+            encodings = [fit(e.ids) for e in
+                         self.tokenizer.encode_batch([texts[i] for i in picked])]
             batches = [(picked[i : i + BATCH_SIZE], encodings[i : i + BATCH_SIZE])
                        for i in range(0, len(picked), BATCH_SIZE)]
             runs = (self._runs.map(self._run, batches)
@@ -183,17 +189,17 @@ class Embedder:
                     out[i] = vector
         return out
 
-    def _run(self, batch: tuple[list[int], list[Any]]) -> tuple[list[int], list[list[float]]]:
+    def _run(self, batch: tuple[list[int], list[list[int]]]) -> tuple[list[int], list[list[float]]]:
         """One ONNX run: the batch padded to its longest text, mean-pooled, normalized."""
         import numpy as np  # noqa: PLC0415
 
         indices, encodings = batch
-        width = max(len(e.ids) for e in encodings)
+        width = max(len(e) for e in encodings)
         ids = np.zeros((len(encodings), width), dtype=np.int64)  # [PAD] is 0
         mask = np.zeros_like(ids)
         for row, encoding in enumerate(encodings):
-            ids[row, : len(encoding.ids)] = encoding.ids
-            mask[row, : len(encoding.ids)] = 1
+            ids[row, : len(encoding)] = encoding
+            mask[row, : len(encoding)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
@@ -241,6 +247,7 @@ class OnDemandEmbedder:
     def __init__(
         self, *, threads: int = 2, fold_weights: bool = False,
         keep_s: float = Settings.embedder_keep_s, loader: Callable[[], Embedder] | None = None,
+        cache_dir: Path | None = None,
     ) -> None:
         onnx, self._tokenizer_path = default_model_files()
         for path in (onnx, self._tokenizer_path):
@@ -249,7 +256,8 @@ class OnDemandEmbedder:
         self._tokenizer: Any = None
         self._tokenizer_lock = threading.Lock()
         self.threads = max(1, threads)
-        self._loader = loader or (lambda: Embedder.default(threads, fold_weights))
+        self._loader = loader or (
+            lambda: Embedder.default(threads, fold_weights, cache_dir, tokenizer=self.tokenizer))
         self.keep_s = keep_s
         self._embedder: Embedder | None = None
         self._lock = asyncio.Lock()

@@ -141,19 +141,89 @@ def test_the_rewritten_graph_keeps_the_weights_int8() -> None:
 def test_without_the_int8_kernels_it_runs_the_export(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from nekoni_edge.rag import embed
+    from nekoni_edge.rag import int8cache
 
-    def broken(model: object) -> object:
-        raise RuntimeError("MatMulNBits: no kernel for bits=8")
+    def broken(source: Path, target: Path) -> dict[str, int]:
+        raise ModelUnavailable("the int8 rewrite failed: MatMulNBits: no kernel for bits=8")
 
-    monkeypatch.setattr(embed, "integer_graph", broken)
+    monkeypatch.setattr(int8cache, "_build_in_child", broken)
     model = Embedder.default(threads=1)
     try:
         assert model.kernels == "as exported"
-        assert "int8 kernels failed (MatMulNBits: no kernel" in caplog.text
+        assert "int8 kernels failed (the int8 rewrite failed: MatMulNBits" in caplog.text
         assert len(model.embed_sync(["a cat"])[0]) == DIMENSIONS
     finally:
         model.close()
+
+
+def test_the_process_that_embeds_never_rewrites_the_graph(tmp_path: Path) -> None:
+    """The rewrite (``onnx`` and its copies of the model, ~65 MiB that stayed resident) runs
+    in a child process, once: the box's own process loads the finished file from its cache."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from nekoni_edge.rag.embed import Embedder\n"
+        "e = Embedder.default(threads=1, cache_dir=Path(sys.argv[1]))\n"
+        "assert e.kernels == 'int8', e.kernels\n"
+        "print('onnx' in sys.modules, len(e.embed_sync(['a cat'])[0]))\n"
+    )
+    for _ in range(2):  # built, then loaded from the cache
+        done = subprocess.run([sys.executable, "-c", script, str(tmp_path)],
+                              capture_output=True, text=True, timeout=300, check=True)
+        assert done.stdout.split() == ["False", str(DIMENSIONS)]
+    assert [p.name for p in tmp_path.iterdir()] == [
+        int8cache_name(default_model_files()[0])]
+
+
+def int8cache_name(source: Path) -> str:
+    from nekoni_edge.rag.int8cache import cached_name
+
+    return cached_name(source)
+
+
+def test_a_cached_rewrite_is_reused_and_a_stale_one_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from nekoni_edge.rag import int8cache
+
+    source, _ = default_model_files()
+    stale = tmp_path / "minilm-int8-v0-1-2.onnx"
+    tmp_path.mkdir(exist_ok=True)
+    stale.write_bytes(b"an older rewrite")
+    builds: list[Path] = []
+    build = int8cache._build_in_child
+
+    def counted(src: Path, target: Path) -> dict[str, int]:
+        builds.append(target)
+        return build(src, target)
+
+    monkeypatch.setattr(int8cache, "_build_in_child", counted)
+    for _ in range(2):
+        with int8cache.integer_model(source, tmp_path) as path:
+            assert path.stat().st_size > 1_000_000
+    assert builds == [tmp_path / int8cache.cached_name(source)]
+    assert not stale.exists()
+    # A cached file that will not load is dropped, so the next load builds it again.
+    (tmp_path / int8cache.cached_name(source)).write_bytes(b"torn")
+    model = Embedder.default(threads=1, cache_dir=tmp_path)
+    try:
+        assert model.kernels == "as exported"
+    finally:
+        model.close()
+    assert not (tmp_path / int8cache.cached_name(source)).exists()
+
+
+def test_long_texts_are_cut_as_the_tokenizer_would(embedder: Embedder) -> None:
+    from nekoni_edge.rag.embed import MAX_WORD_PIECES, fit, load_tokenizer
+
+    _, tokenizer_path = default_model_files()
+    truncating = load_tokenizer(tokenizer_path)
+    truncating.enable_truncation(MAX_WORD_PIECES)
+    for text in ["short", "word " * 254, "word " * 255, "a much longer text " * 300]:
+        assert fit(embedder.tokenizer.encode(text).ids) == truncating.encode(text).ids
 
 
 def test_runs_side_by_side_give_each_text_its_own_vector(embedder: Embedder) -> None:
