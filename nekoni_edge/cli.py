@@ -352,7 +352,7 @@ async def _qr(args: argparse.Namespace) -> int:
     try:  # the box's ports and addresses are the running daemon's
         replies = await send_request(settings.control_path, {"type": "pair_code",
                                                              "app": args.app})
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
         print(f"error: the box is not running (no daemon at {settings.control_path}: {exc}); "
               "start it first", file=sys.stderr)
         return 1
@@ -383,17 +383,27 @@ async def _client_key_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _at_the_box(settings: Settings, message: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The running daemon's replies to ``message`` (the same handlers as a phone's), or None
-    when no daemon runs on this data dir: the caller then uses the database itself."""
-    from nekoni_edge.pairing.control import send_request  # noqa: PLC0415
+async def _at_the_box(settings: Settings, message: dict[str, Any], *,
+                      with_model: bool = False) -> list[dict[str, Any]]:
+    """The box's replies to ``message``: the running daemon's, or, when no daemon serves this
+    data dir, the same handlers run here on a box over its files (the model loaded only if
+    ``with_model``). A daemon that answers and refuses raises ``ControlRefused``."""
+    from nekoni_edge.app import local  # noqa: PLC0415
+    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
+    from nekoni_edge.pairing.control import NO_DAEMON, send_request  # noqa: PLC0415
 
     try:
         return await send_request(settings.control_path, message)
-    except (OSError, ValueError):
-        print(f"(no daemon answers at {settings.control_path}: using the database directly)",
-              file=sys.stderr)
-        return None
+    except NO_DAEMON:
+        pass
+    print(f"(no daemon serves {settings.data_dir}: the box's handlers run here)",
+          file=sys.stderr)
+    daemon = Daemon(dataclasses.replace(settings, mdns=False, gpio="off"))
+    box = await daemon.start_local(with_model=with_model)
+    try:
+        return await local.request(box, message)
+    finally:
+        await daemon.stop()
 
 
 def _refused(replies: list[dict[str, Any]]) -> str | None:
@@ -426,32 +436,23 @@ async def _devices(args: argparse.Namespace) -> int:
     from nekoni_edge.store.database import Database  # noqa: PLC0415
 
     settings = _settings(args)
-    if args.action in ("list", "remove"):
-        message = {"type": "device_list"} if args.action == "list" else \
-            {"type": "device_remove", "mobilePubKey": args.pub_key}
-        replies = await _at_the_box(settings, message)
-        if replies is not None:
-            code = _said(replies, "device_remove_response" if args.action == "remove" else "",
-                         "removed", "removed; its connections are closed")
-            if code is not None:
-                return code
-            for d in _reply(replies, "device_list_response")["devices"]:
-                _print_device(d["mobilePubKey"], d["name"], d["lastSeen"])
-            return 0
-    async with await Database.open(settings.db_path) as db:
-        if args.action == "add":
-            if not is_valid_public_key(args.pub_key):
-                print("error: not a public key (base64url of 32 bytes)", file=sys.stderr)
-                return 2
+    if args.action == "add":  # the box's owner adds a key by hand: no message does this
+        if not is_valid_public_key(args.pub_key):
+            print("error: not a public key (base64url of 32 bytes)", file=sys.stderr)
+            return 2
+        async with await Database.open(settings.db_path) as db:
             added = await db.approve_device(args.pub_key, args.name)
-            print("approved" if added else "already approved")
-        elif args.action == "remove":
-            removed = await db.remove_device(args.pub_key)
-            print("removed" if removed else "not found")
-            return 0 if removed else 1
-        else:
-            for d in await db.list_devices():
-                _print_device(d.pub_key, d.name, d.last_seen)
+        print("approved" if added else "already approved")
+        return 0
+    message = {"type": "device_list"} if args.action == "list" else \
+        {"type": "device_remove", "mobilePubKey": args.pub_key}
+    replies = await _at_the_box(settings, message)
+    code = _said(replies, "device_remove_response" if args.action == "remove" else "",
+                 "removed", "removed")
+    if code is not None:
+        return code
+    for d in _reply(replies, "device_list_response")["devices"]:
+        _print_device(d["mobilePubKey"], d["name"], d["lastSeen"])
     return 0
 
 
@@ -600,30 +601,16 @@ def _read_document(path: Path, limit: int) -> bytes:
 
 
 async def _docs(args: argparse.Namespace) -> int:
-    from nekoni_edge.store.database import Database  # noqa: PLC0415
-    from nekoni_edge.store.knowledge import KnowledgeStore  # noqa: PLC0415
-
     settings = _settings(args)
     message = {"type": "rag_delete", "docId": args.doc_id} if args.action == "delete" else \
         {"type": "rag_list"}
     replies = await _at_the_box(settings, message)
-    if replies is not None:
-        code = _said(replies, "rag_delete_response" if args.action == "delete" else "",
-                     "deleted", "deleted")
-        if code is not None:
-            return code
-        for d in _reply(replies, "rag_list_response")["documents"]:
-            print(f"{d['doc_id']}  {d['chunks']:>5} chunks  {d['source']}")
-        return 0
-    async with await Database.open(settings.db_path) as db:
-        store = KnowledgeStore(db)
-        if args.action == "delete":
-            deleted = await store.delete(args.doc_id)
-            print("deleted" if deleted else "not found")
-            return 0 if deleted else 1
-        for doc in await store.documents():
-            pages = f"{doc.pages} pages" if doc.pages else "-"
-            print(f"{doc.doc_id}  {doc.chunks:>5} chunks  {pages:>9}  {doc.source}")
+    code = _said(replies, "rag_delete_response" if args.action == "delete" else "",
+                 "deleted", "deleted")
+    if code is not None:
+        return code
+    for d in _reply(replies, "rag_list_response")["documents"]:
+        print(f"{d['doc_id']}  {d['chunks']:>5} chunks  {d['source']}")
     return 0
 
 
@@ -640,9 +627,6 @@ async def _ask(args: argparse.Namespace) -> int:
 
 
 async def _skills(args: argparse.Namespace) -> int:
-    from nekoni_edge.store.database import Database  # noqa: PLC0415
-    from nekoni_edge.store.skills import SkillError, SkillStore  # noqa: PLC0415
-
     settings = _settings(args)
     messages: dict[str, dict[str, Any]] = {
         "list": {"type": "skill_list"},
@@ -652,28 +636,9 @@ async def _skills(args: argparse.Namespace) -> int:
         "delete": {"type": "skill_delete", "id": getattr(args, "skill_id", "")},
         "run": {"type": "skill_run", "id": getattr(args, "skill_id", "")},
     }
-    replies = await _at_the_box(settings, messages[args.action])
-    if replies is not None:
-        return _print_skill_replies(args.action, replies)
-    if args.action == "run":
-        return await _run_skill_cli(settings, args.skill_id)
-    async with await Database.open(settings.db_path) as db:
-        store = SkillStore(db)
-        try:
-            if args.action == "create":
-                skill = await store.create_skill(args.name, args.prompt, args.description)
-                print(skill.id)
-            elif args.action == "delete":
-                deleted = await store.delete_skill(args.skill_id)
-                print("deleted" if deleted else "not found")
-                return 0 if deleted else 1
-            else:
-                for s in await store.skills():
-                    print(f"{s.id}  {s.name}  {s.prompt[:60]!r}")
-        except SkillError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-    return 0
+    replies = await _at_the_box(settings, messages[args.action],
+                                with_model=args.action == "run")
+    return _print_skill_replies(args.action, replies)
 
 
 def _deleted(replies: list[dict[str, Any]]) -> int:
@@ -704,37 +669,7 @@ def _print_skill_replies(action: str, replies: list[dict[str, Any]]) -> int:
     return 0
 
 
-async def _run_skill_cli(settings: Settings, skill_id: str) -> int:
-    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
-    from nekoni_edge.skills.scheduler import run_skill  # noqa: PLC0415
-    from nekoni_edge.store.skills import SkillError, SkillStore  # noqa: PLC0415
-
-    # A private box on the same data dir, without network: the skill runs here and now.
-    box = Daemon(dataclasses.replace(settings, host="127.0.0.1", port=0, mdns=False,
-                                     gpio="off", data_dir=settings.data_dir))
-    await box.start_local()
-    try:
-        assert box.db is not None  # noqa: S101
-        assert box.chat is not None  # noqa: S101
-        try:
-            skill = await SkillStore(box.db).skill(skill_id)
-        except SkillError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        async with aclosing(run_skill(box.chat, skill)) as stream:
-            async for piece in stream:
-                sys.stdout.write(piece)
-                sys.stdout.flush()
-        sys.stdout.write("\n")
-    finally:
-        await box.stop()
-    return 0
-
-
 async def _cron(args: argparse.Namespace) -> int:
-    from nekoni_edge.store.database import Database  # noqa: PLC0415
-    from nekoni_edge.store.skills import SkillError, SkillStore  # noqa: PLC0415
-
     settings = _settings(args)
     messages: dict[str, dict[str, Any]] = {
         "list": {"type": "cron_list"},
@@ -744,35 +679,17 @@ async def _cron(args: argparse.Namespace) -> int:
         "delete": {"type": "cron_delete", "id": getattr(args, "job_id", "")},
     }
     replies = await _at_the_box(settings, messages[args.action])
-    if replies is not None:
-        if args.action == "delete":
-            return _deleted(replies)
-        code = _said(replies, "", "", "")
-        if code is not None:
-            return code
-        if args.action == "create":
-            print(_reply(replies, "cron_response")["job"]["id"])
-        else:
-            for job in _reply(replies, "cron_list_response")["jobs"]:
-                _print_job(job["id"], job["skillId"], job["cronExpression"], job["enabled"],
-                           job["lastRun"])
-        return 0
-    async with await Database.open(settings.db_path) as db:
-        store = SkillStore(db)
-        try:
-            if args.action == "create":
-                job = await store.create_job(args.skill_id, args.expression, not args.disabled)
-                print(job.id)
-            elif args.action == "delete":
-                deleted = await store.delete_job(args.job_id)
-                print("deleted" if deleted else "not found")
-                return 0 if deleted else 1
-            else:
-                for j in await store.jobs():
-                    _print_job(j.id, j.skill_id, j.cron_expression, j.enabled, j.last_run)
-        except SkillError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+    if args.action == "delete":
+        return _deleted(replies)
+    code = _said(replies, "", "", "")
+    if code is not None:
+        return code
+    if args.action == "create":
+        print(_reply(replies, "cron_response")["job"]["id"])
+    else:
+        for job in _reply(replies, "cron_list_response")["jobs"]:
+            _print_job(job["id"], job["skillId"], job["cronExpression"], job["enabled"],
+                       job["lastRun"])
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import ipaddress
 import logging
@@ -20,7 +21,7 @@ from nekoni_edge import __version__, qr, tls, webpage
 from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.agent.tools import ToolRegistry
-from nekoni_edge.app import local
+from nekoni_edge.app import Box, devices, local
 from nekoni_edge.config import Settings
 from nekoni_edge.discovery import Advertiser, current_addresses
 from nekoni_edge.errors import ModelUnavailable
@@ -148,7 +149,7 @@ class Daemon:
                                      vanish_after_s=s.vanish_after_s)
             self.pairing = PairingService(
                 self.db, led=self._make_led(), limiter=limiter,
-                on_window_changed=self._on_window_changed, on_revoke=self.peers.revoke,
+                on_window_changed=self._on_window_changed, on_revoke=self._revoke,
                 on_paired=self.peers.device_added,
             )
             self.signaling = SignalingEndpoint(
@@ -187,6 +188,10 @@ class Daemon:
             __version__, "https" if self.certificate else "http", s.host, self.port, self.pub_key,
             provider.name if provider else "none", time.monotonic() - started,
         )
+
+    async def _revoke(self, pub_key: str, why: str) -> devices.Revoked:
+        assert self.peers is not None  # noqa: S101 - pairing starts after the peers
+        return await devices.revoke(self.peers.box, pub_key, why)
 
     def _api(self) -> web.Application:
         """What phones use: signaling and ``/api/*`` (with CORS for nekoni's web app)."""
@@ -430,13 +435,16 @@ class Daemon:
         _LOGGER.info("nekoni-edge stopped")
 
     async def _start_agent(
-        self, scheduled: Callable[[Skill], Awaitable[str]] | None
+        self, scheduled: Callable[[Skill], Awaitable[str]] | None, *, with_model: bool = True,
     ) -> ModelProvider | None:
         """Model, knowledge, tools, tracer, chat; and the cron scheduler if ``scheduled``."""
         s = self.settings
         assert self.db is not None  # noqa: S101
         provider, model_error = self._given_provider, None
-        wants_local = not s.model_url or s.model_fallback == "local"
+        if not with_model:
+            s = dataclasses.replace(s, model_url="")
+            model_error = "this command does not load the model"
+        wants_local = with_model and (not s.model_url or s.model_fallback == "local")
         if provider is None and wants_local:
             try:
                 provider = await load_provider(s)
@@ -487,16 +495,24 @@ class Daemon:
         async with aclosing(run_skill(self.chat, skill)) as stream:
             return "".join([piece async for piece in stream])
 
-    async def start_local(self) -> None:
-        """Start only what a local command needs: database, model, knowledge, agent."""
+    async def start_local(self, *, with_model: bool = True) -> Box:
+        """Start only what a command at the box needs while no daemon serves: database,
+        knowledge, agent (and the model, if ``with_model``); return the box its requests go
+        through (the same handlers as a phone's; nobody is connected to disconnect)."""
         s = self.settings
         private_dir(s.data_dir)
         self.db = await Database.open(s.db_path)
         try:
-            await self._start_agent(None)
+            await self._start_agent(None, with_model=with_model)
         except BaseException:
             await self.stop()
             raise
+        assert self.chat is not None  # noqa: S101 - set by _start_agent
+
+        async def nobody(pub_key: str) -> int:
+            return 0
+
+        return Box(self.db, self.chat, nobody)
 
     def status_line(self) -> str:
         """One line for systemd's STATUS= and the log."""

@@ -218,3 +218,53 @@ def test_a_bad_tls_fingerprint_is_refused_in_words() -> None:
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
     assert "not a SHA-256 fingerprint" in bad.stderr
+
+
+async def test_a_refusal_by_the_running_box_is_reported_not_worked_around(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The control socket's "not allowed" (another user) once read as "no daemon", and the
+    CLI then removed the device from the database itself while its channel stayed open."""
+    import asyncio
+
+    from nekoni_edge import cli
+    from nekoni_edge.store.database import Database
+
+    key = "k" * 43
+    async with await Database.open(tmp_path / "nekoni.db") as db:
+        await db.approve_device(key, "phone")
+
+    async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"error: not allowed\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_unix_server(refuse, str(tmp_path / "control.sock"))
+    try:
+        code = await cli.main(["devices", "remove", key, "--data-dir", str(tmp_path)])
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "the running box refused the request: not allowed" in err
+    async with await Database.open(tmp_path / "nekoni.db") as db:
+        assert await db.is_approved(key)
+
+
+async def test_without_a_daemon_the_same_handlers_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No daemon: the command runs the box's own handlers here, not a second implementation."""
+    from nekoni_edge import cli
+    from nekoni_edge.store.database import Database
+
+    key = "k" * 43
+    async with await Database.open(tmp_path / "nekoni.db") as db:
+        await db.approve_device(key, "phone")
+    assert await cli.main(["devices", "remove", key, "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert out.out.strip() == "removed"
+    assert "the box's handlers run here" in out.err
+    assert await cli.main(["docs", "delete", "nope", "--data-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.strip() == "not found"

@@ -4,12 +4,52 @@ rename one; and the pairing code that adds one."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
-from nekoni_edge.app.registry import Context, handles, require_trusted
+from nekoni_edge.app.registry import Box, Context, handles, require_trusted
 from nekoni_edge.protocol import messages as m
+from nekoni_edge.store.access import now_ms
+from nekoni_edge.store.knowledge import KnowledgeStore
 
 _LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Revoked:
+    """What one revocation did."""
+
+    was_paired: bool
+    on_probation: bool  # paired by the button less than a window ago: what it added is undone
+    closed: int  # peer connections closed
+    documents: int = 0  # documents it added, removed
+    messages: int = 0  # messages of its sessions (and its own elsewhere), removed
+
+
+async def revoke(box: Box, pub_key: str, why: str) -> Revoked:
+    """The one way a key stops being trusted: the owner's ``device_remove`` (any door), an
+    overlap found in the pairing window, a long press.
+
+    Its channels close and everything they were doing (turns, uploads, an ingest) is stopped
+    before this returns. A device still on probation is a stranger who may have won a race to
+    the button: what it added goes too (its documents, which would otherwise keep feeding the
+    household's answers, and the sessions it wrote). A trusted device's documents stay: the
+    household added them through it.
+    """
+    device = await box.db.device(pub_key)
+    on_probation = device is not None and device.on_probation(now_ms())
+    removed = await box.db.remove_device(pub_key)
+    closed = await box.disconnect(pub_key)
+    documents = messages = 0
+    if on_probation:
+        documents = await KnowledgeStore(box.db).delete_added_by(pub_key)
+        messages = await box.db.forget_device_sessions(pub_key)
+    _LOGGER.warning(
+        "device %s revoked (%s): %s; %d peer connection(s) closed%s", pub_key[:12], why,
+        "was paired" if removed else "was not paired", closed,
+        f"; on probation, so its {documents} document(s) and {messages} message(s) are gone"
+        if on_probation else "")
+    return Revoked(removed, on_probation, closed, documents, messages)
 
 
 @handles(m.DeviceList)
@@ -25,11 +65,8 @@ async def device_list(ctx: Context, message: m.DeviceList) -> m.DeviceListRespon
 @handles(m.DeviceRemove)
 async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemoveResponse:
     await require_trusted(ctx, "remove devices")
-    removed = await ctx.box.db.remove_device(message.pub_key)
-    closed = await ctx.box.revoke(message.pub_key)
-    _LOGGER.info("%s: device %s revoked (%s); %d peer connection(s) closed", ctx.label,
-                 message.pub_key[:12], "was paired" if removed else "was not paired", closed)
-    return m.DeviceRemoveResponse(removed, message.pub_key)
+    revoked = await revoke(ctx.box, message.pub_key, f"removed by {ctx.label}")
+    return m.DeviceRemoveResponse(revoked.was_paired, message.pub_key)
 
 
 @handles(m.DeviceRename)

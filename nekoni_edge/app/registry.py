@@ -37,8 +37,9 @@ class Box:
 
     db: Database
     chat: ChatService
-    # Forget a key and close every channel and peer connection it has; returns how many.
-    revoke: Callable[[str], Awaitable[int]]
+    # Close every channel and peer connection a key has, its work stopped (the transport's
+    # half of ``devices.revoke``, the one way a key stops being trusted); returns how many.
+    disconnect: Callable[[str], Awaitable[int]]
     # The pairing QR code's text for nekoni's web or mobile app (None: the box serves no LAN).
     pair_code: Callable[[str], str] | None = None
 

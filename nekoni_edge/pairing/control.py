@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from nekoni_edge.errors import BadMessage
+from nekoni_edge.errors import BadMessage, NekoniError
 from nekoni_edge.protocol.messages import decode
 
 _LOGGER = logging.getLogger(__name__)
@@ -26,6 +26,15 @@ _LOGGER = logging.getLogger(__name__)
 SOCKET_NAME = "control.sock"
 COMMANDS = ("press", "long_press")
 Requests = Callable[[dict[str, Any]], Awaitable[list[dict[str, Any]]]]
+
+
+class ControlRefused(NekoniError):
+    """The running daemon answered, and refused (not the box's owner, a garbled line): the
+    caller reports it, never mistakes it for "no daemon"."""
+
+
+# What means "no daemon serves this data dir", and nothing else does.
+NO_DAEMON = (FileNotFoundError, ConnectionRefusedError)
 
 
 def _peer_uid(writer: asyncio.StreamWriter) -> int | None:
@@ -107,7 +116,14 @@ async def send_request(path: Path, message: dict[str, Any]) -> list[dict[str, An
     try:
         writer.write(json.dumps(message).encode() + b"\n")
         await writer.drain()
-        replies: list[dict[str, Any]] = json.loads(await reader.readline())
+        line = await reader.readline()
+        try:
+            replies = json.loads(line)
+        except ValueError:
+            replies = None
+        if not isinstance(replies, list):
+            said = line.decode("utf-8", "replace").strip().removeprefix("error: ")
+            raise ControlRefused(f"the running box refused the request: {said or 'no answer'}")
         return replies
     finally:
         writer.close()

@@ -100,7 +100,7 @@ class PairingService:
         *,
         led: LedOutput,
         on_window_changed: Callable[[bool], Awaitable[None]],
-        on_revoke: Callable[[str], Awaitable[int]],
+        on_revoke: Callable[[str, str], Awaitable[object]],
         on_paired: Callable[[str, str], Awaitable[None]] | None = None,
         window: PairingWindow | None = None,
         limiter: FailureLimiter | None = None,
@@ -166,12 +166,11 @@ class PairingService:
                     await self._on_paired(action.pub_key, action.name)
                 _LOGGER.info("paired device %s (%s)", action.pub_key[:12], action.name or "-")
             elif isinstance(action, Revoke):
-                await self._db.remove_device(action.pub_key)
-                await self._on_revoke(action.pub_key)
+                await self._on_revoke(action.pub_key, "a second device asked to pair in its "
+                                                      "pairing window")
             elif isinstance(action, ClearAll):
                 for device in await self._db.list_devices():
-                    await self._db.remove_device(device.pub_key)
-                    await self._on_revoke(device.pub_key)
+                    await self._on_revoke(device.pub_key, "the button was held")
                 _LOGGER.warning("all pairings cleared")
             elif isinstance(action, ShowLed):
                 self.led.show(action.pattern)

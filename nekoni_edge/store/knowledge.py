@@ -45,6 +45,22 @@ def _discard(conn: Any, doc_id: str) -> bool:
     return True
 
 
+def _delete(conn: Any, doc_id: str) -> bool:
+    """Delete a published document from the table and both indexes."""
+    conn.execute("DELETE FROM vec_bits WHERE rowid IN "
+                 "(SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
+    # External-content FTS5 forgets a row only when told its text.
+    conn.execute("INSERT INTO chunks_fts (chunks_fts, rowid, source, content) SELECT "
+                 "'delete', c.id, d.source, c.content FROM chunks c JOIN documents d "
+                 "ON d.doc_id = c.doc_id WHERE c.doc_id = ? AND d.complete = 1",
+                 (doc_id,))
+    if not conn.execute("DELETE FROM documents WHERE doc_id = ? AND complete = 1",
+                        (doc_id,)).rowcount:
+        return False
+    conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class Document:
     """A stored document."""
@@ -215,23 +231,22 @@ class KnowledgeStore:
 
     async def delete(self, doc_id: str) -> bool:
         """Remove a published document, its chunks and its vectors together."""
-        def delete(conn: Any) -> bool:
-            conn.execute("DELETE FROM vec_bits WHERE rowid IN "
-                         "(SELECT id FROM chunks WHERE doc_id = ?)", (doc_id,))
-            # External-content FTS5 forgets a row only when told its text.
-            conn.execute("INSERT INTO chunks_fts (chunks_fts, rowid, source, content) SELECT "
-                         "'delete', c.id, d.source, c.content FROM chunks c JOIN documents d "
-                         "ON d.doc_id = c.doc_id WHERE c.doc_id = ? AND d.complete = 1",
-                         (doc_id,))
-            if not conn.execute("DELETE FROM documents WHERE doc_id = ? AND complete = 1",
-                                (doc_id,)).rowcount:
-                return False
-            conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
-            return True
-
-        deleted = await self._db.write(delete)
+        deleted = await self._db.write(lambda conn: _delete(conn, doc_id))
         if deleted:
             _LOGGER.info("deleted document %s", doc_id)
+        return deleted
+
+    async def delete_added_by(self, pub_key: str) -> int:
+        """Remove every document ``pub_key`` added, published or not, in one transaction;
+        returns how many."""
+        def delete(conn: Any) -> int:
+            ids = [r[0] for r in conn.execute(
+                "SELECT doc_id FROM documents WHERE added_by = ?", (pub_key,)).fetchall()]
+            return sum(_delete(conn, doc_id) or _discard(conn, doc_id) for doc_id in ids)
+
+        deleted: int = await self._db.write(delete)
+        if deleted:
+            _LOGGER.info("deleted %d document(s) added by %s", deleted, pub_key[:12])
         return deleted
 
     async def documents(self) -> list[Document]:

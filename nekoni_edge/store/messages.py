@@ -72,3 +72,24 @@ class MessageLog(Access):
             "SELECT device_key FROM messages WHERE session_id = ? ORDER BY id LIMIT 1",
             (session_id,))
         return (row is not None, row[0] if row is not None else None)
+
+    async def forget_device_sessions(self, pub_key: str) -> int:
+        """Remove what ``pub_key`` wrote: every session it started (its messages, the box's
+        answers, traces and turn records) and any message of its elsewhere; returns how many
+        messages went."""
+        def forget(conn: Any) -> int:
+            # SQLite gives a bare column the row of MIN(): the key that wrote first.
+            started = [(r[0],) for r in conn.execute(
+                "SELECT session_id FROM (SELECT session_id, device_key, MIN(id) FROM messages "
+                "WHERE session_id IN (SELECT session_id FROM messages WHERE device_key = ?) "
+                "GROUP BY session_id) WHERE device_key = ?", (pub_key, pub_key)).fetchall()]
+            gone = int(conn.execute("DELETE FROM messages WHERE device_key = ?",
+                                    (pub_key,)).rowcount)
+            for table in ("messages", "traces", "turns"):
+                cur = conn.executemany(f"DELETE FROM {table} WHERE session_id = ?",  # noqa: S608
+                                       started)  # the table names are the constants above
+                if table == "messages":
+                    gone += int(cur.rowcount)
+            return gone
+
+        return int(await self.write(forget))

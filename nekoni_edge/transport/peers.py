@@ -78,7 +78,7 @@ class PeerManager:
         self._clock = clock
         self.peers: dict[str, Peer] = {}
         self._approved: set[str] = set()
-        self.box = Box(db, chat, self.revoke)
+        self.box = Box(db, chat, self.disconnect)
 
     def owner_of(self, client_id: str) -> str | None:
         """The key whose peer connection uses ``client_id``, if any."""
@@ -240,12 +240,17 @@ class PeerManager:
         _LOGGER.info("device %s (%s) paired; told %d channel(s)", pub_key[:12], name or "-",
                      told)
 
-    async def revoke(self, pub_key: str) -> int:
-        """Forget a key and close every peer it has; return how many were closed."""
+    async def disconnect(self, pub_key: str) -> int:
+        """Forget a key and close every peer it has, waiting until the work its channels
+        started has ended; return how many peers were closed."""
         self._approved.discard(pub_key)
-        doomed = [cid for cid, p in self.peers.items() if p.pub_key == pub_key]
-        for client_id in doomed:
-            await self.close_client(client_id)
+        doomed = [p for p in self.peers.values() if p.pub_key == pub_key]
+        for peer in doomed:
+            await self.close_client(peer.client_id)
+        for peer in doomed:
+            for session in peer.sessions:
+                if not await session.stopped():
+                    _LOGGER.warning("%s: some of its work did not stop in time", session.label)
         return len(doomed)
 
     async def close_client(self, client_id: str, peer: Peer | None = None) -> None:

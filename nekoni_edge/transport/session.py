@@ -28,6 +28,7 @@ _LOGGER = logging.getLogger(__name__)
 HELLO_TIMEOUT_S = 10.0
 UPLOAD_SWEEP_S = 5.0
 APPROVAL_TIMEOUT_S = 60.0
+STOP_WAIT_S = 10.0  # a cancelled turn or ingest ends within a model step or a batch
 
 
 class ChannelSession:
@@ -64,6 +65,7 @@ class ChannelSession:
         self._timer: asyncio.TimerHandle | None = None
         self.generations: dict[str, deque[asyncio.Task[None]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping: list[asyncio.Task[Any]] = []
         self.closed = False
 
     @property
@@ -207,9 +209,16 @@ class ChannelSession:
         for pending in self.approvals.values():
             if not pending.done():
                 pending.set_result(False)
-        for turns in list(self.generations.values()):
-            for task in list(turns):
-                task.cancel()
-        for task in list(self._tasks):
+        self._stopping = [task for turns in self.generations.values() for task in turns]
+        self._stopping += self._tasks
+        for task in self._stopping:
             task.cancel()  # an ingest stops between batches and leaves nothing (knowledge.py)
         _LOGGER.info("%s: closed", self.label)
+
+    async def stopped(self) -> bool:
+        """After ``shutdown``: wait until the work it cancelled has ended (a write it was
+        in the middle of included); False if some of it did not within STOP_WAIT_S."""
+        if not self._stopping:
+            return True
+        _, pending = await asyncio.wait(self._stopping, timeout=STOP_WAIT_S)
+        return not pending

@@ -79,8 +79,8 @@ async def test_devices_remove_on_the_box(daemon: Daemon, settings: Any, capsys: 
 
     await cut_off_while_chatting(daemon, key, remove)
     out = capsys.readouterr()
-    assert "removed; its connections are closed" in out.out
-    assert "using the database directly" not in out.err
+    assert out.out.splitlines()[0] == "removed"
+    assert "the box's handlers run here" not in out.err  # it went through the daemon
     assert daemon.db is not None
     assert await daemon.db.list_devices() == []
 
@@ -108,12 +108,12 @@ async def test_long_press(daemon: Daemon, settings: Any) -> None:
 
 
 @pytest.mark.usefixtures("keep_logging")
-async def test_without_a_daemon_the_cli_says_it_uses_the_database(settings: Any,
-                                                                   capsys: Any) -> None:
+async def test_without_a_daemon_the_cli_says_where_it_runs(settings: Any,
+                                                           capsys: Any) -> None:
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     code = await cli.main(["devices", "list", "--data-dir", str(settings.data_dir)])
     assert code == 0
-    assert "using the database directly" in capsys.readouterr().err
+    assert "the box's handlers run here" in capsys.readouterr().err
 
 
 async def test_a_revoked_devices_ingest_stops_and_leaves_nothing(daemon: Daemon) -> None:
@@ -147,3 +147,58 @@ async def test_a_revoked_devices_ingest_stops_and_leaves_nothing(daemon: Daemon)
         await asyncio.sleep(0.1)
     assert await store.counts() == (0, 0, 0)
     assert await store.documents() == []
+
+
+async def test_a_stranger_revoked_in_its_probation_leaves_nothing(daemon: Daemon) -> None:
+    """The neighbour wins the race to the owner's press, uploads a document with a fake
+    service number and chats; the owner's phone then asks within the window, the overlap
+    revokes the stranger, and what it added goes with it (before, the document kept feeding
+    the household's answers)."""
+    from nekoni_edge.client.phone import PairingRefused
+    from nekoni_edge.store.knowledge import KnowledgeStore
+
+    assert daemon.db is not None
+    await send_command(daemon.settings.control_path, "press")
+    stranger = Ed25519PrivateKey.generate()
+    probe = PhoneClient(stranger, url(daemon))
+    try:
+        assert await probe.pair("neighbour") == "approved"
+    finally:
+        await probe.close()
+    async with PhoneClient(stranger, url(daemon)) as phone:
+        stored = await phone.upload("boiler.txt", b"Boiler service: call Acme Heating on "
+                                    b"0800 999 111, the household's service number.")
+        assert stored["docId"]
+        phone.send({"type": "message", "sessionId": "s", "content": "Hello"})
+        while (await phone.recv())["type"] != "message_end":
+            pass
+        documents = await KnowledgeStore(daemon.db).documents()
+        assert [d.added_by for d in documents] == [public_key_b64(stranger)]
+        owner = PhoneClient(Ed25519PrivateKey.generate(), url(daemon))
+        try:
+            with pytest.raises(PairingRefused):
+                await owner.pair("owner's phone")  # two keys in one window: nobody paired
+        finally:
+            await owner.close()
+        await asyncio.wait_for(phone.closed.wait(), CLOSE_DEADLINE_S)
+    assert not await daemon.db.is_approved(public_key_b64(stranger))
+    assert await KnowledgeStore(daemon.db).documents() == []
+    assert await daemon.db.recent_messages("s", 10) == []
+    kb = daemon.chat.knowledge if daemon.chat else None
+    assert kb is not None
+    assert not [h for h in await kb.search("Who services the boiler?") if "Acme" in h.content]
+
+
+async def test_a_trusted_device_revoked_keeps_the_households_documents(daemon: Daemon) -> None:
+    """Past its probation a device is the household's: removing it keeps what it added."""
+    from nekoni_edge.store.knowledge import KnowledgeStore
+
+    assert daemon.db is not None
+    key = await approved(daemon, "old phone")
+    async with PhoneClient(key, url(daemon)) as phone:
+        stored = await phone.upload("bins.txt", b"Bins go out on Tuesday evenings.")
+        assert stored["docId"]
+    code = await cli.main(["devices", "remove", public_key_b64(key), "--data-dir",
+                           str(daemon.settings.data_dir)])
+    assert code == 0
+    assert [d.source for d in await KnowledgeStore(daemon.db).documents()] == ["bins.txt"]
