@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ SIGNAL_PATH = "/signal"  # the box's signaling WebSocket
 MAX_SIGNAL_BYTES = 64 * 1024
 MAX_ID_CHARS = 128
 MAX_SDP_CHARS = 32 * 1024
+MAX_REMEMBERED_SIGNATURES = 4096  # of paired keys' joins and offers, at most ten minutes old
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,3 +158,31 @@ def verify_answer(msg: dict[str, Any], agent_pub_key: str, now_ms: int) -> str:
     if not verify_signed(msg, agent_pub_key):
         raise SignalingError("INVALID_SIGNATURE", "answer is not signed by the pinned box key")
     return sdp
+
+
+class ReplayGuard:
+    """The signatures of joins and offers already taken, kept while their ``ts`` could still
+    pass as fresh. A signed message is good once: the mobile app's port is plain HTTP, and an
+    eavesdropper replaying a captured join and offer closed the phone's live connection (the
+    box took the offer as the phone reconnecting). A phone signs a new ``ts`` for each try."""
+
+    def __init__(self, limit: int = MAX_REMEMBERED_SIGNATURES) -> None:
+        self._limit = limit
+        self._seen: OrderedDict[str, int] = OrderedDict()  # signature -> forget after (ms)
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def take(self, msg: dict[str, Any], now_ms: int) -> None:
+        """Accept ``msg`` (its signature already verified) once; a second time is REPLAYED."""
+        while self._seen and next(iter(self._seen.values())) <= now_ms:
+            self._seen.popitem(last=False)
+        signature = str(msg.get("sig"))
+        if signature in self._seen:
+            raise SignalingError("REPLAYED", "this signed message was already used; "
+                                             "sign a new one with a fresh ts")
+        # Everything is remembered for the longest time any ts stays fresh, so insertion
+        # order is expiry order and the oldest go first.
+        self._seen[signature] = now_ms + 2 * TS_TOLERANCE_MS
+        while len(self._seen) > self._limit:
+            self._seen.popitem(last=False)

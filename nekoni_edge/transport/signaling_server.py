@@ -59,6 +59,7 @@ class SignalingEndpoint:
         self._sweep: asyncio.TimerHandle | None = None
         self._sending_away: set[asyncio.Task[None]] = set()
         self._full_warned_at: float | None = None
+        self._replays = sig.ReplayGuard()
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         """aiohttp handler for ``GET /signal``."""
@@ -191,6 +192,7 @@ class SignalingEndpoint:
                 if self._is_waiting(join.pub_key):
                     raise PendingApproval
                 raise NotApproved(join.pub_key)
+            self._replays.take(msg, now)  # a paired key's join: replayed, it could close its peer
             if ws.closed:
                 raise SignalingError("BUSY", "sent away while joining")  # by the lobby
             self.lobby.leave(ws)
@@ -208,7 +210,9 @@ class SignalingEndpoint:
                 # (large) signature, since the join already proved the key.
                 if not await self._db.is_approved(joined.pub_key):
                     raise NotApproved(joined.pub_key)
-                await self._on_offer(ws, sig.parse_offer(msg, now, joined), joined, remote)
+                offer = sig.parse_offer(msg, now, joined)
+                self._replays.take(msg, now)
+                await self._on_offer(ws, offer, joined, remote)
             else:
                 candidate = sig.parse_ice(msg, now, joined)
                 self._check_to(candidate.to)

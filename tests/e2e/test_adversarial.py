@@ -416,3 +416,37 @@ async def test_a_join_waiting_for_the_button_is_told_so(daemon: Daemon) -> None:
     stranger = Ed25519PrivateKey.generate()
     [reply] = await signal_exchange(daemon, join(stranger, daemon))
     assert reply["code"] == "NOT_APPROVED"
+
+
+async def test_a_replayed_join_and_offer_change_nothing_for_the_live_phone(
+    daemon: Daemon, approved_key: Ed25519PrivateKey, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An eavesdropper on the plain app port replays the phone's captured join and offer
+    (still fresh): before, the box took the offer as the phone reconnecting and closed its
+    live connection."""
+    captured: list[dict[str, Any]] = []
+    signed = sig.signed_by_client
+
+    def capture(key: Ed25519PrivateKey, msg: dict[str, Any]) -> dict[str, Any]:
+        out = signed(key, msg)
+        captured.append(out)
+        return out
+
+    monkeypatch.setattr(sig, "signed_by_client", capture)
+    async with PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}") as phone:
+        join, offer = (next(m for m in captured if m["type"] == kind)
+                       for kind in ("join", "offer"))
+        async with aiohttp.ClientSession() as http, \
+                http.ws_connect(f"http://127.0.0.1:{daemon.port}/signal") as ws:
+            await ws.send_json(join)
+            assert (await ws.receive_json(timeout=10))["code"] == "REPLAYED"
+            # with the captured join refused, the offer has no join to ride on
+            await ws.send_json(offer)
+            assert (await ws.receive_json(timeout=10))["code"] == "NOT_JOINED"
+        await asyncio.sleep(1)  # what a closing peer would take to be noticed
+        assert not phone.closed.is_set()
+        assert await phone.request({"type": "ping"}, "pong") == {"type": "pong"}
+        assert daemon.peers is not None
+        assert len(daemon.peers.peers) == 1
+        assert not daemon.peers.limiter.is_blocked(public_key_b64(approved_key),
+                                                   now=time.monotonic())

@@ -74,3 +74,22 @@ def test_answer_verification(vectors: dict[str, Any], agent_key: Ed25519PrivateK
     impostor = sig.signed_by_agent(Ed25519PrivateKey.generate(), answer)
     with pytest.raises(SignalingError):
         sig.verify_answer(impostor, vectors["agent_pubKey"], NOW)
+
+
+def test_a_signed_message_is_taken_once_while_it_could_pass_as_fresh() -> None:
+    from nekoni_edge.protocol.signaling import TS_TOLERANCE_MS, ReplayGuard
+
+    guard = ReplayGuard(limit=3)
+    guard.take({"sig": "a"}, 0)
+    with pytest.raises(SignalingError) as replayed:
+        guard.take({"sig": "a"}, 1000)
+    assert replayed.value.code == "REPLAYED"
+    guard.take({"sig": "b"}, 1000)
+    # Forgotten only once no ts it could carry is fresh any more: memory stays bounded.
+    guard.take({"sig": "c"}, 2 * TS_TOLERANCE_MS + 1)
+    assert len(guard) == 2
+    with pytest.raises(SignalingError):
+        guard.take({"sig": "b"}, 2 * TS_TOLERANCE_MS + 1)
+    for name in "defgh":
+        guard.take({"sig": name}, 2 * TS_TOLERANCE_MS + 2)
+    assert len(guard) == 3
