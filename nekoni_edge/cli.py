@@ -489,9 +489,10 @@ async def _demo(args: argparse.Namespace) -> int:
             client = PhoneClient(Ed25519PrivateKey.generate(), f"http://127.0.0.1:{daemon.port}")
             try:
                 pairing = asyncio.create_task(client.pair("demo phone", poll_s=0.1))
-                while daemon.pairing is not None and not daemon.pairing.window.is_open:  # noqa: ASYNC110
+                # The LED's fast blink: the phone is asking right now, so a press approves it.
+                while daemon.pairing is not None and not daemon.pairing.someone_asking():  # noqa: ASYNC110
                     await asyncio.sleep(0.05)
-                print("phone asked to pair; pressing the box's button (simulated, as "
+                print("phone asks to pair; pressing the box's button (simulated, as "
                       "'nekoni-edge press' does)", file=sys.stderr)
                 await send_command(settings.control_path, "press")
                 print(f"pairing: {await pairing}", file=sys.stderr)

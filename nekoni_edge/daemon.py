@@ -154,7 +154,7 @@ class Daemon:
             )
             self.signaling = SignalingEndpoint(
                 key, self.agent_id, self.room_id, self.db, self.peers,
-                is_waiting=self.pairing.is_waiting,
+                is_waiting=self.pairing.asking,
             )
             app = self._api()
             webpage.add_routes(app)

@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from nekoni_edge.pairing.window import LONG_PRESS_S, Led
+from nekoni_edge.pairing.window import LED_WORDS, LONG_PRESS_S, Led
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class GpioLed:
 
     def show(self, pattern: Led) -> None:
         self.pattern = pattern
-        _LOGGER.info("LED: %s", pattern.value)
+        _LOGGER.info("LED %s", LED_WORDS[pattern])
         if pattern is Led.OFF:
             self._led.off()
             return

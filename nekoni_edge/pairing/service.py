@@ -13,6 +13,7 @@ from aiohttp import web
 from nekoni_edge.aio import cancel_and_wait
 from nekoni_edge.errors import BadMessage
 from nekoni_edge.pairing.window import (
+    LED_WORDS,
     Action,
     Approve,
     ClearAll,
@@ -88,7 +89,7 @@ class LogLed:
 
     def show(self, pattern: Led) -> None:
         self.pattern = pattern
-        _LOGGER.info("LED: %s", pattern.value)
+        _LOGGER.info("LED %s", LED_WORDS[pattern])
 
 
 class PairingService:
@@ -185,9 +186,18 @@ class PairingService:
         _LOGGER.info("pair request from %s refused: %s", request.remote, code)
         return error_response(code, message, status)
 
-    def is_waiting(self, pub_key: str) -> bool:
-        """True while ``pub_key``'s pair request waits for the button."""
-        return self.window.is_waiting(pub_key, self._clock())
+    def someone_asking(self) -> bool:
+        """True while a phone is asking to pair right now (the LED blinks fast)."""
+        return self.window.asking_now(self._clock())
+
+    async def asking(self, pub_key: str, address: str | None) -> bool:
+        """A signed join from a key that is not paired: the phone is still asking (what a
+        press needs of it). True while its request waits, or once this made it paired."""
+        async with self._lock:
+            status, actions = self.window.request(pub_key, "", self._clock(), address,
+                                                  again=True)
+            await self._apply(actions)
+        return status in ("pending_approval", "approved")
 
     async def handle_pair(self, request: web.Request) -> web.Response:
         """POST /api/pair {mobilePubKey, ts, deviceName?, sig}."""
@@ -226,7 +236,9 @@ class PairingService:
                                 "ts is more than 5 minutes from the box's clock")
         if await self._db.is_approved(key):
             return status_response("already_approved")
-        if not self.window.is_current(key):
+        # While a press is active every request reaches the window: a limit must never keep
+        # a second phone from counting as an overlap (nor the owner's from being approved).
+        if not self.window.is_open:
             if self.asks.is_blocked(request.remote, now=now) or \
                     self.all_asks.is_blocked(ALL, now=now):
                 _LOGGER.warning("pair request from %s (key %s): too many new keys asking",
@@ -267,4 +279,9 @@ class PairingService:
         async with self._lock:
             if await self._db.is_approved(key):
                 return status_response("approved")
-            return status_response(self.window.status(key, self._clock()))
+            status, actions = self.window.request(key, "", self._clock(), request.remote,
+                                                  again=True)
+            await self._apply(actions)
+            if status == "approved" and not await self._db.is_approved(key):
+                status = "refused"  # approved by this window, and revoked since
+            return status_response(status)

@@ -50,11 +50,15 @@ def build(source: Path, target: Path) -> dict[str, int]:
     graph, blocks = fuse_attention(rewritten.model)
     data = graph.SerializeToString()
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    with open(partial, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(partial, target)
+    try:
+        with open(partial, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)  # a full disk must not stay full of our leftovers
+        raise
     return {"shared": rewritten.shared, "blockwise": rewritten.blockwise,
             "tables": rewritten.tables, "attention_blocks": blocks}
 
@@ -68,6 +72,8 @@ def _build_in_child(source: Path, target: Path) -> dict[str, int]:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ModelUnavailable(f"the int8 rewrite could not run: {exc}") from exc
     if done.returncode != 0:
+        for partial in target.parent.glob(f".{target.name}.*.partial"):  # a killed child's
+            partial.unlink(missing_ok=True)
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise ModelUnavailable(f"the int8 rewrite failed: {last}")
     counts: dict[str, int] = json.loads(done.stdout)

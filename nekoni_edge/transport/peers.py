@@ -235,8 +235,8 @@ class PeerManager:
         """Tell the paired devices a new one was just paired: whoever won a race to the
         button is noticed, and can be removed once its probation ends (or by the owner's
         long press at once)."""
-        told = self.announce({"type": "device_added", "mobilePubKey": pub_key, "name": name},
-                             except_key=pub_key)
+        told = self.announce({"type": "device_added", "mobilePubKey": pub_key, "name": name,
+                              "message": device_added_words(name)}, except_key=pub_key)
         _LOGGER.info("device %s (%s) paired; told %d channel(s)", pub_key[:12], name or "-",
                      told)
 
@@ -272,6 +272,14 @@ class PeerManager:
         """Close every peer connection."""
         for client_id in list(self.peers):
             await self.close_client(client_id)
+
+
+def device_added_words(name: str) -> str:
+    """What a paired device shows when another one is paired: enough to act on."""
+    return (f"A new device, \u201c{name or 'without a name'}\u201d, was just paired with the "
+            "box by a press of its button. If nobody in your home did that, remove it now "
+            "under Devices (what it added goes with it in its first two minutes), or hold the "
+            "box's button for 10 seconds to unpair every device.")
 
 
 def _capabilities() -> Any:

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -43,10 +43,11 @@ class SignalingEndpoint:
         peers: PeerManager,
         clock_ms: Callable[[], int] = now_ms,
         clock: Callable[[], float] = time.monotonic,
-        is_waiting: Callable[[str], bool] = lambda _key: False,
+        is_waiting: Callable[[str, str | None], Awaitable[bool]] | None = None,
     ) -> None:
         self._key = agent_key
-        self._is_waiting = is_waiting  # does this key's pair request wait for the button?
+        # Does this key's pair request wait for the button? (Its join says it still asks.)
+        self._is_waiting = is_waiting
         self._pub_key = public_key_b64(agent_key)
         self.agent_id = agent_id
         self.room_id = room_id
@@ -189,9 +190,10 @@ class SignalingEndpoint:
             # Only paired keys enter the room (pairing is over /api/pair, never through it): a
             # crowd of strangers is sent away after one message each, their signatures proved.
             if not await self._db.is_approved(join.pub_key):
-                if self._is_waiting(join.pub_key):
+                if self._is_waiting is None or not await self._is_waiting(join.pub_key, remote):
+                    raise NotApproved(join.pub_key)
+                if not await self._db.is_approved(join.pub_key):  # its press may have come
                     raise PendingApproval
-                raise NotApproved(join.pub_key)
             self._replays.take(msg, now)  # a paired key's join: replayed, it could close its peer
             if ws.closed:
                 raise SignalingError("BUSY", "sent away while joining")  # by the lobby

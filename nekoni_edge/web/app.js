@@ -188,9 +188,7 @@ async function main() {
   // is noticed at once.
   client.addEventListener("message", (event) => {
     if (event.detail.type !== "device_added") return;
-    const name = event.detail.name || "a device without a name";
-    $("notice").textContent = `New device paired with the box: ${name}. If that was not ` +
-      "you or someone in your home, hold the box's button for 10 seconds to remove every device.";
+    $("notice").textContent = event.detail.message;  // the box's words
     $("notice").hidden = false;
   });
   $("pair-button").onclick = pair;

@@ -107,13 +107,15 @@ async def test_two_keys_in_one_window(box: Daemon, mock_gpio: Any) -> None:
     a = PhoneClient(Ed25519PrivateKey.generate(), url(box))
     b = PhoneClient(Ed25519PrivateKey.generate(), url(box))
     try:
+        # Two phones asking when the button is pressed: the press approves neither.
         first = asyncio.create_task(a.pair(poll_s=0.05))
-        await asyncio.sleep(0.2)
+        later = asyncio.create_task(b.pair(poll_s=0.05))
+        await asyncio.sleep(0.5)
+        await press(mock_gpio)
         with pytest.raises(PairingRefused) as second:
-            await b.pair(poll_s=0.05)
+            await later
         with pytest.raises(PairingRefused) as info:
             await first
-        await press(mock_gpio)  # a press now approves neither
         assert box.pairing is not None
         assert box.pairing.window.status(a.pub_key, 0) != "approved"
     finally:
@@ -305,6 +307,8 @@ async def test_a_stranger_who_wins_the_race_gains_nothing_lasting(box: Daemon,
             added = await until_type(tablet, "device_added")
             assert added["mobilePubKey"] == stranger.pub_key
             assert added["name"] == "totally the owner"
+            assert "\u201ctotally the owner\u201d, was just paired" in added["message"]
+            assert "remove it now under Devices" in added["message"]
             # on probation it cannot remove the household's devices
             await stranger.connect()
             with pytest.raises(ReplyError) as refused:
@@ -347,3 +351,29 @@ async def until_type(phone: PhoneClient, kind: str) -> dict[str, Any]:
     while (msg := await phone.recv(wait=10))["type"] != kind:
         pass
     return msg
+
+
+async def test_no_limit_keeps_a_request_from_the_window_while_a_press_is_active(
+    box: Daemon, mock_gpio: Any,
+) -> None:
+    """A neighbour's flood had used up the box's new-key limit: the owner's phone, asking
+    after the press, got HTTP 429 before it reached the window (and a second phone could not
+    count as an overlap). While a press is active every request reaches the window."""
+    from nekoni_edge.pairing.service import ALL
+
+    assert box.pairing is not None
+    for _ in range(20):
+        box.pairing.all_asks.failure(ALL, now=time.monotonic())
+    assert box.pairing.all_asks.is_blocked(ALL, now=time.monotonic())
+    await press(mock_gpio)
+    owner = PhoneClient(Ed25519PrivateKey.generate(), url(box))
+    try:
+        assert await owner.pair("owner's phone") == "approved"
+    finally:
+        await owner.close()
+    status, reply = await post_pair(box, sign_message(
+        racer := Ed25519PrivateKey.generate(),
+        {"mobilePubKey": public_key_b64(racer), "ts": now_ms()}))
+    assert (status, reply["status"]) == (409, "refused")  # an overlap, not a 429
+    assert box.db is not None
+    assert await box.db.list_devices() == []  # so the owner's approval was undone too
