@@ -18,9 +18,21 @@ _LOGGER = logging.getLogger(__name__)
 MAX_FILE_BYTES = Settings.rag_max_file_bytes
 MAX_SEGMENT_CHARS = 15 * 1024  # base64 text per rag_upload_chunk
 IDLE_TIMEOUT_S = 60.0
-MAX_UPLOADS_PER_PEER = 4
-PEER_MEMORY_CAP = 32 * 1024 * 1024
+MAX_UPLOADS_PER_DEVICE = 4
+DEVICE_MEMORY_CAP = 32 * 1024 * 1024
 MAX_UPLOAD_ID = 128
+
+
+@dataclass
+class DeviceBudget:
+    """What one device's unfinished uploads may hold, across all its channels and peer
+    connections: a device that opened four channels on each of four connections once buffered
+    ~120 MiB where each channel kept to its own 32 MiB."""
+
+    memory_cap: int = DEVICE_MEMORY_CAP
+    max_uploads: int = MAX_UPLOADS_PER_DEVICE
+    buffered: int = 0  # bytes of unfinished uploads
+    uploads: int = 0  # uploads in progress
 
 
 class UploadError(NekoniError):
@@ -48,17 +60,18 @@ class _Upload:
 
 
 class UploadAssembler:
-    """One peer's uploads in progress."""
+    """One channel's uploads in progress, within its device's ``budget`` (shared by every
+    channel of that device; a private one when none is given)."""
 
     def __init__(
         self,
         *,
         max_file_bytes: int = MAX_FILE_BYTES,
-        memory_cap: int = PEER_MEMORY_CAP,
+        budget: DeviceBudget | None = None,
         idle_timeout_s: float = IDLE_TIMEOUT_S,
     ) -> None:
         self.max_file_bytes = max_file_bytes
-        self.memory_cap = memory_cap
+        self.budget = budget or DeviceBudget()
         self.idle_timeout_s = idle_timeout_s
         self._uploads: dict[str, _Upload] = {}
 
@@ -88,10 +101,12 @@ class UploadAssembler:
                               f"{self.max_file_bytes // 2**20} MiB needs ({self.max_chunks})")
         if upload_id in self._uploads:
             raise UploadError(upload_id, "uploadId is already in progress")
-        if len(self._uploads) >= MAX_UPLOADS_PER_PEER:
-            raise UploadError(upload_id, f"at most {MAX_UPLOADS_PER_PEER} uploads at once")
+        if self.budget.uploads >= self.budget.max_uploads:
+            raise UploadError(upload_id, f"at most {self.budget.max_uploads} uploads at once "
+                              "from one device")
         name = base_name(filename)
         self._uploads[upload_id] = _Upload(name, total, last_activity=now)
+        self.budget.uploads += 1
         _LOGGER.info("upload %s started: %s in %d chunks", upload_id[:32], name, total)
         return name
 
@@ -110,10 +125,11 @@ class UploadAssembler:
         assert isinstance(index, int)  # noqa: S101 - checked above
         upload.parts[index] = part
         upload.size += len(part)
+        self.budget.buffered += len(part)
         upload.last_activity = now
         if len(upload.parts) < upload.total:
             return len(upload.parts), upload.total, None
-        del self._uploads[upload_id]
+        self._forget(upload_id)
         return upload.total, upload.total, b"".join(upload.parts[i] for i in range(upload.total))
 
     def _checked_part(self, upload: _Upload, upload_id: str, index: object, content: object
@@ -133,7 +149,7 @@ class UploadAssembler:
         if upload.size + len(part) > self.max_file_bytes:
             raise UploadError(upload_id, f"file is larger than "
                               f"{self.max_file_bytes // 2**20} MiB")
-        if self.buffered + len(part) > self.memory_cap:
+        if self.budget.buffered + len(part) > self.budget.memory_cap:
             raise UploadError(upload_id, "too much upload data buffered for this device")
         return part
 
@@ -141,9 +157,17 @@ class UploadAssembler:
         upload = self._uploads.get(upload_id)
         return upload.filename if upload else None
 
+    def _forget(self, upload_id: str) -> bool:
+        upload = self._uploads.pop(upload_id, None)
+        if upload is None:
+            return False
+        self.budget.buffered -= upload.size
+        self.budget.uploads -= 1
+        return True
+
     def abort(self, upload_id: str) -> None:
         """Forget an upload and free its buffer."""
-        if self._uploads.pop(upload_id, None) is not None:
+        if self._forget(upload_id):
             _LOGGER.info("upload %s aborted; buffer freed", upload_id[:32])
 
     def expire(self, now: float) -> list[str]:
@@ -155,4 +179,5 @@ class UploadAssembler:
         return idle
 
     def clear(self) -> None:
-        self._uploads.clear()
+        for upload_id in list(self._uploads):
+            self._forget(upload_id)

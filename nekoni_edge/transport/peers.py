@@ -20,7 +20,7 @@ from nekoni_edge.protocol.canonical import b64url_encode
 from nekoni_edge.protocol.handshake import REASON_BAD_LABEL, AgentHandshake
 from nekoni_edge.protocol.messages import MAX_MESSAGE_BYTES
 from nekoni_edge.protocol.signaling import IceCandidate
-from nekoni_edge.rag.upload import MAX_FILE_BYTES, UploadAssembler
+from nekoni_edge.rag.upload import MAX_FILE_BYTES, DeviceBudget, UploadAssembler
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import rtc_configuration
@@ -74,6 +74,8 @@ class PeerManager:
         self._nonce_factory = nonce_factory
         self.limiter = limiter or FailureLimiter()
         self._max_upload_bytes = max_upload_bytes
+        # Each paired key's upload budget, shared by all its channels on all its peers.
+        self._budgets: dict[str, DeviceBudget] = {}
         self._vanish_after_s = vanish_after_s
         self._clock = clock
         self.peers: dict[str, Peer] = {}
@@ -178,7 +180,9 @@ class PeerManager:
             send=channel.send,
             close=channel.close,
             hello_timeout=self._hello_timeout,
-            uploads=UploadAssembler(max_file_bytes=self._max_upload_bytes),
+            uploads=UploadAssembler(max_file_bytes=self._max_upload_bytes,
+                                    budget=self._budgets.setdefault(peer.pub_key,
+                                                                    DeviceBudget())),
             on_auth_failed=lambda reason: self._count_failure(peer),
         )
         peer.sessions.append(session)
@@ -264,7 +268,9 @@ class PeerManager:
         del self.peers[client_id]
         _stop_watch(current)
         for session in current.sessions:
-            session.shutdown()
+            session.shutdown()  # its uploads are cleared: their bytes leave the budget
+        if all(p.pub_key != current.pub_key for p in self.peers.values()):
+            self._budgets.pop(current.pub_key, None)
         await current.pc.close()
         _LOGGER.info("peer %s: closed", client_id[:32])
 

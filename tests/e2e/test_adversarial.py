@@ -450,3 +450,56 @@ async def test_a_replayed_join_and_offer_change_nothing_for_the_live_phone(
         assert len(daemon.peers.peers) == 1
         assert not daemon.peers.limiter.is_blocked(public_key_b64(approved_key),
                                                    now=time.monotonic())
+
+
+async def test_one_devices_uploads_share_one_budget_across_its_connections(
+    daemon: Daemon, approved_key: Ed25519PrivateKey, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One paired device, several peer connections, unfinished uploads on each: the memory
+    cap and the count of uploads hold for the device (each channel kept its own 32 MiB, and a
+    device buffered ~120 MiB). Measured here with a 2 MiB cap to keep the test short."""
+    import base64
+    import functools
+
+    from nekoni_edge.rag import upload
+    from nekoni_edge.transport import peers
+
+    cap = 2 * 2**20
+    monkeypatch.setattr(peers, "DeviceBudget", functools.partial(upload.DeviceBudget,
+                                                                 memory_cap=cap))
+    url = f"http://127.0.0.1:{daemon.port}"
+    segment = base64.b64encode(secrets.token_bytes(upload.MAX_SEGMENT_CHARS * 3 // 4)).decode()
+    phones = [PhoneClient(approved_key, url) for _ in range(2)]
+    try:
+        for phone in phones:
+            await phone.connect()
+        for n in range(4):
+            phones[n % 2].send({"type": "rag_upload_start", "uploadId": f"u{n}",
+                                "filename": f"f{n}.txt", "totalChunks": 300})
+        phones[0].send({"type": "rag_upload_start", "uploadId": "u9", "filename": "x.txt",
+                        "totalChunks": 1})
+        refusal = await phones[0].recv()
+        assert refusal["type"] == "rag_error"
+        assert "at most 4 uploads at once from one device" in refusal["message"]
+        sent = 0
+        while True:  # each phone's two uploads in turn, one segment at a time
+            n = sent % 4
+            phones[n % 2].send({"type": "rag_upload_chunk", "uploadId": f"u{n}",
+                                "index": sent // 4, "content": segment})
+            reply = await phones[n % 2].recv()
+            if reply["type"] == "rag_error":
+                break
+            assert reply["type"] == "rag_upload_progress"
+            sent += 1
+        assert "too much upload data buffered for this device" in reply["message"]
+        assert daemon.peers is not None
+        [budget] = daemon.peers._budgets.values()  # noqa: SLF001
+        print(f"refused after {sent} segments ({sent * len(segment) * 3 // 4 / 2**20:.2f} MiB "
+              f"over 2 connections); the device holds {budget.buffered / 2**20:.2f} MiB")
+        assert budget.buffered <= cap
+        assert sent * len(segment) * 3 // 4 > cap - len(segment)  # the cap, not earlier
+    finally:
+        for phone in phones:
+            await phone.close()
+    assert daemon.peers is not None
+    assert daemon.peers._budgets == {}  # noqa: SLF001 - all closed: nothing held for it

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from nekoni_edge.rag.upload import MAX_SEGMENT_CHARS, UploadAssembler, UploadError
+from nekoni_edge.rag.upload import MAX_SEGMENT_CHARS, DeviceBudget, UploadAssembler, UploadError
 
 
 def b64(data: bytes) -> str:
@@ -74,7 +74,7 @@ def test_file_size_and_peer_memory_caps() -> None:
     up.add("u", 0, segment, 0)
     up.add("u", 1, segment, 0)
     refused(up.add, "u", 2, segment, 0, match="larger than")
-    capped = UploadAssembler(memory_cap=25_000)
+    capped = UploadAssembler(budget=DeviceBudget(memory_cap=25_000))
     capped.start("a", "a.txt", 2, 0)
     capped.start("b", "b.txt", 2, 0)
     capped.add("a", 0, segment, 0)
@@ -97,3 +97,24 @@ def test_too_many_uploads_at_once() -> None:
     for i in range(4):
         up.start(f"u{i}", "a.txt", 1, 0)
     refused(up.start, "u9", "a.txt", 1, 0, match="at most 4")
+
+
+def test_one_devices_channels_share_one_budget() -> None:
+    """Four channels (on one peer connection or several) of one device: the cap and the
+    count hold for the device, not for each channel; another device has its own."""
+    segment = b64(b"x" * 11_000)
+    budget = DeviceBudget(memory_cap=50_000)
+    channels = [UploadAssembler(budget=budget) for _ in range(4)]
+    for n, channel in enumerate(channels):
+        channel.start(f"u{n}", "a.txt", 3, 0)
+    refused(channels[0].start, "u9", "a.txt", 1, 0, match="at most 4 uploads at once from one")
+    for channel, upload_id in zip(channels, ("u0", "u1", "u2", "u3"), strict=True):
+        channel.add(upload_id, 0, segment, 0)
+    refused(channels[0].add, "u0", 1, segment, 0, match="buffered for this device")
+    assert (budget.buffered, budget.uploads) == (33_000, 3)  # "u0" was aborted
+    other = UploadAssembler(budget=DeviceBudget(memory_cap=50_000))
+    other.start("x", "a.txt", 1, 0)
+    assert other.add("x", 0, segment, 0)[2] is not None
+    for channel in channels:
+        channel.clear()  # a channel closing frees what it held
+    assert (budget.buffered, budget.uploads) == (0, 0)
