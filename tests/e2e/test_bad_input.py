@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from contextlib import aclosing
+from typing import Any
 
 import pytest
 
 from nekoni_edge.app.chat import MAX_TURNS_PER_SESSION
 from nekoni_edge.client.phone import PhoneClient
 from nekoni_edge.daemon import Daemon
+from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.transport.peers import MAX_REASSEMBLY_BYTES
 from tests.e2e.helpers import approved, drain
 
@@ -118,3 +122,71 @@ async def test_what_the_box_advertises_is_what_it_takes(daemon: Daemon,
     assert f"a=max-message-size:{MAX_MESSAGE_BYTES}" in remote
     assert phone._pc.sctp._remote_max_message_size == MAX_MESSAGE_BYTES
     assert phone._pc.sctp._ssthresh <= MAX_REASSEMBLY_BYTES  # the box's window, as offered
+
+
+async def test_an_honest_upload_over_a_lossy_link_succeeds_every_time(
+    daemon: Daemon, approved_key: Any,
+) -> None:
+    """A 2 MiB upload by the reference client was cut off after 0.3 s five times out of five
+    (the box's reassembly cap was under the window aiortc offered), and each close counted as
+    a failure until the phone was locked out. Here one DATA chunk in twelve the phone sends is
+    lost on the way and one in fifty three times over (SCTP sends them again), three uploads
+    in a row: each arrives whole, the cap never trips, nothing is counted against the
+    phone."""
+    import base64
+    import random
+
+    from aiortc.rtcsctptransport import DataChunk
+
+    from nekoni_edge.rag.upload import MAX_SEGMENT_CHARS
+
+    rng = random.Random(3)
+    data = bytes(rng.getrandbits(8) for _ in range(2 * 2**20))
+    segment = MAX_SEGMENT_CHARS * 3 // 4
+    parts = [data[i : i + segment] for i in range(0, len(data), segment)]
+    key = public_key_b64(approved_key)
+    for attempt in range(3):
+        phone = PhoneClient(approved_key, f"http://127.0.0.1:{daemon.port}")
+        await phone.connect()
+        try:
+            assert phone._pc is not None
+            sctp = phone._pc.sctp
+            send = sctp._send_chunk
+            lost = 0
+            tries: dict[int, int] = {}
+
+            async def lossy(chunk: Any, send: Any = send, tries: dict[int, int] = tries) -> None:
+                # One chunk in twelve is lost; one in fifty is lost three times over, so the
+                # phone waits for a retransmission timeout while it fills the box's window.
+                nonlocal lost
+                if isinstance(chunk, DataChunk):
+                    tries[chunk.tsn] = tries.get(chunk.tsn, 0) + 1
+                    unlucky = chunk.tsn % 50 == 7 and tries[chunk.tsn] <= 3
+                    if unlucky or (tries[chunk.tsn] == 1 and rng.random() < 1 / 12):
+                        lost += 1
+                        return
+                await send(chunk)
+
+            sctp._send_chunk = lossy
+            upload_id = f"lossy-{attempt}"
+            phone.send({"type": "rag_upload_start", "uploadId": upload_id,
+                        "filename": "photo-notes.txt", "totalChunks": len(parts)})
+            for index, part in enumerate(parts):
+                phone.send({"type": "rag_upload_chunk", "uploadId": upload_id, "index": index,
+                            "content": base64.b64encode(part).decode("ascii")})
+            while True:
+                reply = await asyncio.wait_for(phone.recv(), 120)
+                assert reply["type"] == "rag_upload_progress", reply
+                if reply["received"] == reply["total"]:
+                    break
+            assert daemon.peers is not None
+            [peer] = [p for p in daemon.peers.peers.values() if p.pub_key == key]
+            assert peer.reassembly is not None
+            print(f"upload {attempt + 1}: {lost} DATA chunks lost, the box held at most "
+                  f"{peer.reassembly.peak // 1024} KiB of {MAX_REASSEMBLY_BYTES // 1024}")
+            assert lost > 10
+            assert not peer.reassembly.tripped
+        finally:
+            await phone.close()
+        assert not daemon.peers.limiter.is_blocked(key, now=time.monotonic())
+        assert not daemon.peers.limiter._failures.get(key)  # noqa: SLF001 - none counted
