@@ -258,6 +258,65 @@ async def starve(threads: int) -> None:
         print(f"| {label} | {first:.2f} | {answered} | {refused} |")
 
 
+QR_LOOPS = 32
+
+
+async def qr_loops_worker(url: str) -> None:
+    """In its own process: QR_LOOPS clients fetching the pairing code back to back."""
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
+        async def loop() -> None:
+            while True:
+                async with http.get(f"{url}/api/pair/qr?app=web") as resp:
+                    await resp.read()
+
+        print("ready", flush=True)
+        await asyncio.gather(*(loop() for _ in range(QR_LOOPS)))
+
+
+class DrawnEachTime(dict[str, str]):
+    """The code before the cache: every request drew the SVG again."""
+
+    def __setitem__(self, key: str, value: str) -> None:
+        return None
+
+
+async def qr_flood(threads: int, rounds: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        box = loopback_box(tmp, threads, 48)
+        await box.start()
+        try:
+            assert box.db is not None
+            key = Ed25519PrivateKey.generate()
+            await box.db.approve_device(public_key_b64(key))
+            url = f"http://127.0.0.1:{box.port}"
+            rows: dict[str, float] = {}
+            async with PhoneClient(key, url) as owner:
+                await owner_turn(owner, "warm-up")
+                rows["owner alone"] = statistics.median(
+                    [(await owner_turn(owner, f"alone-{i}"))[0] for i in range(rounds)])
+                for label, drawn in (("drawn for each request (before)", DrawnEachTime()),
+                                     ("drawn once (the box)", {})):
+                    box._qr_drawn = drawn  # noqa: SLF001 - the one thing compared
+                    loops = await asyncio.create_subprocess_exec(
+                        sys.executable, "-m", "benchmarks.bench_load", "--qr-loops", url,
+                        stdout=asyncio.subprocess.PIPE)
+                    assert loops.stdout is not None
+                    assert (await loops.stdout.readline()).strip() == b"ready"
+                    await asyncio.sleep(1.0)
+                    rows[label] = statistics.median(
+                        [(await owner_turn(owner, f"{label}-{i}"))[0] for i in range(rounds)])
+                    loops.kill()
+                    await loops.wait()
+        finally:
+            await box.stop()
+    print(f"\nthe owner's first token while {QR_LOOPS} unauthenticated loops fetch "
+          f"/api/pair/qr (medians of {rounds}, one run)")
+    print("| condition | owner's first token s | vs alone |")
+    print("|---|---:|---:|")
+    for label, first in rows.items():
+        print(f"| {label} | {first:.2f} | {first / rows['owner alone']:.1f}x |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=40)
@@ -266,7 +325,16 @@ def main() -> None:
     parser.add_argument("--crowd", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--starve", action="store_true",
                         help="one paired device with a question in every session, instead")
+    parser.add_argument("--qr-flood", action="store_true",
+                        help=f"{QR_LOOPS} loops fetching the pairing code, instead")
+    parser.add_argument("--qr-loops", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.qr_loops:
+        asyncio.run(qr_loops_worker(args.qr_loops))
+        return
+    if args.qr_flood:
+        asyncio.run(qr_flood(args.threads, 5))
+        return
     if args.starve:
         asyncio.run(starve(args.threads))
         return

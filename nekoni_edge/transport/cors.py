@@ -5,6 +5,10 @@ Every origin is allowed, as nekoni's agent does: the API trusts signatures, neve
 cookies or ambient credentials (it sets and reads none), and what it answers unsigned
 (``/api/info``, the pairing code) is what the box tells the whole LAN by mDNS anyway. The
 ``/signal`` WebSocket needs no CORS; the box's own page (``/``) gets none.
+
+Private Network Access (a public page asking a LAN address) is granted to every origin too, by
+decision: nekoni's web app may be served from anywhere, so no list of origins would stay true,
+and a page gets nothing a device on the LAN does not (its failures never block a paired key).
 """
 
 from __future__ import annotations
