@@ -377,3 +377,65 @@ async def test_no_limit_keeps_a_request_from_the_window_while_a_press_is_active(
     assert (status, reply["status"]) == (409, "refused")  # an overlap, not a 429
     assert box.db is not None
     assert await box.db.list_devices() == []  # so the owner's approval was undone too
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def ask_from(address: str, box: Daemon, key: Ed25519PrivateKey,
+                   path: str = "/api/pair") -> tuple[int, str]:
+    """A signed pair request (or status poll) sent from ``address`` on loopback."""
+    body = sign_message(key, {"mobilePubKey": public_key_b64(key), "ts": now_ms()})
+    connector = aiohttp.TCPConnector(local_addr=(address, 0))
+    async with aiohttp.ClientSession(connector=connector) as http:
+        if path == "/api/pair":
+            request = http.post(f"{url(box)}{path}", json=body)
+        else:
+            request = http.get(f"{url(box)}{path}", params={k: str(v) for k, v in body.items()})
+        async with request as resp:
+            return resp.status, (await resp.json()).get("status", "")
+
+
+@pytest.mark.parametrize("order", ["press first", "request first"])
+async def test_a_stranger_asking_now_and_then_cannot_spoil_the_owners_pairing(
+    box: Daemon, order: str,
+) -> None:
+    """Through the box's HTTP doors and real addresses (127.0.0.61-63 on loopback), with the
+    pairing clock driven: a stranger asks once a minute from each of three addresses with a
+    new key each time; the owner presses and pairs on the first try and stays paired while
+    the stranger goes on."""
+    assert box.pairing is not None
+    assert box.db is not None
+    clock = FakeClock()
+    box.pairing._clock = clock  # noqa: SLF001 - minutes pass in milliseconds
+    strangers = ("127.0.0.61", "127.0.0.62", "127.0.0.63")
+    owner = Ed25519PrivateKey.generate()
+
+    async def stranger_minute() -> None:
+        for n, address in enumerate(strangers):
+            clock.now += 20.0 - n  # one a minute from each, spread over the minute
+            status, said = await ask_from(address, box, Ed25519PrivateKey.generate())
+            assert (status, said) in ((200, "pending_approval"), (429, ""))
+
+    for _ in range(2):
+        await stranger_minute()
+    if order == "request first":
+        assert await ask_from("127.0.0.1", box, owner) == (200, "pending_approval")
+        clock.now += 1.0
+        await ask_from("127.0.0.1", box, owner, "/api/pair/status")  # the phone polls
+        clock.now += 1.0
+        await box.pairing.press()
+    else:
+        await box.pairing.press()
+        clock.now += 8.0
+        assert await ask_from("127.0.0.1", box, owner) == (200, "already_approved")
+    for _ in range(3):  # the stranger goes on through the whole window and after
+        await stranger_minute()
+        clock.now += 1.0
+        await ask_from("127.0.0.1", box, owner, "/api/pair/status")
+    assert [d.pub_key for d in await box.db.list_devices()] == [public_key_b64(owner)]
