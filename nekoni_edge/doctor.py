@@ -55,16 +55,14 @@ def check_python() -> Check:
 def check_sqlite() -> Check:
     import tempfile  # noqa: PLC0415
 
-    from nekoni_edge.store.connection import connect, stdlib_can_load_extensions  # noqa: PLC0415
+    from nekoni_edge.store.connection import (  # noqa: PLC0415
+        probe_versions,
+        stdlib_can_load_extensions,
+    )
 
     driver = "stdlib sqlite3" if stdlib_can_load_extensions() else "sqlean (bundled SQLite)"
     with tempfile.TemporaryDirectory() as tmp:
-        conn = connect(Path(tmp) / "probe.sqlite")
-        try:
-            sqlite_version = conn.execute("SELECT sqlite_version()").fetchone()[0]
-            vec = conn.execute("SELECT vec_version()").fetchone()[0]
-        finally:
-            conn.close()
+        sqlite_version, vec = probe_versions(Path(tmp))
     return Check("sqlite + sqlite-vec", "ok", f"{driver}, SQLite {sqlite_version}, vec {vec}")
 
 

@@ -58,17 +58,8 @@ class Tracer:
             raise ValueError(f"unknown trace type {type_!r}")
         event = TraceEvent(f"tr_{secrets.token_hex(6)}", session_id, now_ms(), type_, data,
                            parent_id)
-        row = (event.id, session_id, event.timestamp, type_, json.dumps(data), parent_id)
-
-        def store(conn: Any) -> None:
-            cur = conn.execute("INSERT INTO traces (event_id, session_id, timestamp, type, "
-                               "data, parent_id) VALUES (?, ?, ?, ?, ?, ?)", row)
-            conn.execute("DELETE FROM traces WHERE id <= ?",
-                         ((cur.lastrowid or 0) - self.ring_size,))
-
-        # Traces are a diagnostic ring, never acknowledged to anyone: written without waiting
-        # for the disk (the turn's last message makes them durable with it).
-        await self._db.write(store, durable=False)
+        await self._db.append_trace(event.id, session_id, event.timestamp, type_,
+                                    json.dumps(data), parent_id, ring_size=self.ring_size)
         for callback in list(self._subscribers):
             try:
                 callback(event)
@@ -79,10 +70,6 @@ class Tracer:
     async def recent(self, *, session_id: str | None = None, after_id: int = 0,
                      limit: int = 200) -> list[tuple[int, TraceEvent]]:
         """Stored events (oldest first) after row ``after_id``; for the CLI."""
-        rows = await self._db.execute_sql(
-            "SELECT id, event_id, session_id, timestamp, type, data, parent_id FROM traces "
-            "WHERE id > ? AND (? IS NULL OR session_id = ?) ORDER BY id DESC LIMIT ?",
-            (after_id, session_id, session_id, limit),
-        )
+        rows = await self._db.trace_rows(session_id=session_id, after_id=after_id, limit=limit)
         return [(r[0], TraceEvent(r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]))
-                for r in reversed(rows)]
+                for r in rows]

@@ -500,11 +500,8 @@ class ChatService:
             raise ToolError(f"no arguments could be read for {tool.name}") from exc
 
     async def _record_turn(self, session_id: str, stats: TurnStats) -> None:
-        row = (session_id, stats.llm_calls, stats.prompt_tokens, stats.completion_tokens,
-               now_ms())
-        await self._db.write(lambda conn: conn.execute(
-            "INSERT INTO turns (session_id, llm_calls, prompt_tokens, completion_tokens, "
-            "created_at) VALUES (?, ?, ?, ?, ?)", row), durable=False)
+        await self._db.record_turn(session_id, stats.llm_calls, stats.prompt_tokens,
+                                   stats.completion_tokens)
 
 
 async def _checked_call(tool: Tool, arguments: Any, approve: Approver | None) -> Any:

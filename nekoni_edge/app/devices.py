@@ -72,9 +72,7 @@ async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemove
 @handles(m.DeviceRename)
 async def device_rename(ctx: Context, message: m.DeviceRename) -> m.DeviceRenameResponse:
     await require_trusted(ctx, "rename devices")
-    renamed: bool = await ctx.box.db.write(lambda conn: conn.execute(
-        "UPDATE devices SET name = ? WHERE pub_key = ?",
-        (message.name, message.pub_key)).rowcount == 1)
+    renamed = await ctx.box.db.rename_device(message.pub_key, message.name)
     return m.DeviceRenameResponse(renamed, message.pub_key, message.name)
 
 

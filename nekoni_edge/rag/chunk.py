@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from nekoni_edge.rag.embed import MAX_WORD_PIECES
 from nekoni_edge.rag.extract import Page
+from nekoni_edge.store.knowledge import Chunk
+
+__all__ = ["Chunk", "chunk_pages"]
 
 # 256 positions minus [CLS] and [SEP], minus slack for pieces that re-tokenize differently at a
 # cut boundary. Overlap keeps a sentence cut in two findable from either side.
 WINDOW_PIECES = MAX_WORD_PIECES - 2 - 14
 OVERLAP_PIECES = 40
 SEGMENT_CHARS = 16_384  # tokenized at a time; many windows, little memory
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """One piece of a document, as stored and embedded."""
-
-    index: int
-    page: int | None
-    text: str
 
 
 def chunk_pages(

@@ -23,7 +23,6 @@ from nekoni_edge.rag.int8cache import forget, integer_model
 
 _LOGGER = logging.getLogger(__name__)
 
-DIMENSIONS = 384
 MAX_WORD_PIECES = 256  # MiniLM's position limit; longer inputs are truncated by the model
 # Texts per ONNX run: one. The int8 kernels quantize each activation tensor with one scale, so
 # in a batch a text's vector would depend on its neighbours and their padding; alone, a text

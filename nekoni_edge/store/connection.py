@@ -69,8 +69,9 @@ def _store_error(path: Path, exc: Exception) -> StoreError:
     return StoreError(f"cannot use database {path}: {exc}")
 
 
-def connect(path: Path) -> Any:
-    """Open and prepare one connection in autocommit mode (we issue BEGIN ourselves)."""
+def connect(path: Path, *, query_only: bool = False) -> Any:
+    """Open and prepare one connection in autocommit mode (we issue BEGIN ourselves);
+    ``query_only``: one that cannot change the file (the readers: writes are the writer's)."""
     module = driver_module()
     path.parent.mkdir(parents=True, exist_ok=True)
     # The owner's conversations: 0600 (SQLite gives the -wal and -shm files the same mode).
@@ -88,6 +89,8 @@ def connect(path: Path) -> Any:
         raise StoreError(f"cannot open database {path}: {exc}") from exc
     try:
         prepare(conn)
+        if query_only:
+            conn.execute("PRAGMA query_only = ON")
     except module.OperationalError as exc:
         conn.close()
         raise _store_error(path, exc) from exc
@@ -95,3 +98,14 @@ def connect(path: Path) -> Any:
         conn.close()
         raise
     return conn
+
+
+def probe_versions(directory: Path) -> tuple[str, str]:
+    """(SQLite, sqlite-vec) versions of a connection made as the box makes them, on a scratch
+    file in ``directory`` (``nekoni-edge doctor``)."""
+    conn = connect(directory / "probe.sqlite")
+    try:
+        return (str(conn.execute("SELECT sqlite_version()").fetchone()[0]),
+                str(conn.execute("SELECT vec_version()").fetchone()[0]))
+    finally:
+        conn.close()

@@ -19,6 +19,7 @@ from nekoni_edge.store.connection import connect
 from nekoni_edge.store.devices import Device, Devices
 from nekoni_edge.store.messages import MessageLog, StoredMessage
 from nekoni_edge.store.migrations import migrate
+from nekoni_edge.store.traces import TraceLog
 
 __all__ = ["Database", "Device", "StoredMessage", "now_ms"]
 
@@ -29,7 +30,7 @@ _LOGGER = logging.getLogger(__name__)
 ITER_CHUNK_SIZE = 64
 
 
-class Database(Devices, MessageLog):
+class Database(Devices, MessageLog, TraceLog):
     """The box's database. Writes run under ``BEGIN IMMEDIATE``, one at a time, on the writer
     connection; reads run on their own connection, which (WAL) sees only committed data — a
     transaction still open on the writer is invisible to every reader."""
@@ -72,7 +73,7 @@ class Database(Devices, MessageLog):
         except BaseException:
             writer.shutdown(wait=True)
             raise
-        reader = aiosqlite.Connection(lambda: connect(path), ITER_CHUNK_SIZE)
+        reader = aiosqlite.Connection(lambda: connect(path, query_only=True), ITER_CHUNK_SIZE)
         try:
             await reader
             db = cls(writer, conn, reader, path, version)
@@ -143,7 +144,8 @@ class Database(Devices, MessageLog):
         return result
 
     async def execute_sql(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        """Run one read-only statement (diagnostics and tests)."""
+        """Run one statement on the reader, which cannot write (``query_only``): diagnostics
+        and tests."""
         return await self._fetchall(sql, params)
 
     async def vec_version(self) -> str:

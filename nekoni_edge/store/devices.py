@@ -46,6 +46,12 @@ class Devices(Access):
             _LOGGER.info("device %s removed", pub_key[:12])
         return removed
 
+    async def rename_device(self, pub_key: str, name: str) -> bool:
+        """Give a paired key a name; True if it is paired."""
+        renamed: bool = await self.write(lambda conn: conn.execute(
+            "UPDATE devices SET name = ? WHERE pub_key = ?", (name, pub_key)).rowcount == 1)
+        return renamed
+
     async def list_devices(self) -> list[Device]:
         """Every approved device, oldest first."""
         rows = await self._fetchall(

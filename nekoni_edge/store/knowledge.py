@@ -11,12 +11,22 @@ from typing import Any
 
 from nekoni_edge.config import Settings
 from nekoni_edge.errors import NekoniError
-from nekoni_edge.rag.chunk import Chunk
-from nekoni_edge.rag.embed import DIMENSIONS
 from nekoni_edge.store.database import Database, now_ms
 from nekoni_edge.words import search_terms
 
 _LOGGER = logging.getLogger(__name__)
+
+# The width of the vectors the vec tables hold (migrations fix it; the embedder must match).
+DIMENSIONS = 384
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One piece of a document, as stored and embedded."""
+
+    index: int
+    page: int | None
+    text: str
 
 TOP_K = Settings.rag_top_k
 MIN_SCORE = Settings.rag_min_score

@@ -93,3 +93,12 @@ class MessageLog(Access):
             return gone
 
         return int(await self.write(forget))
+
+    async def record_turn(self, session_id: str, llm_calls: int, prompt_tokens: int,
+                          completion_tokens: int) -> None:
+        """One answered turn's model use (not waited to disk: diagnostics, durable with the
+        turn's answer)."""
+        row = (session_id, llm_calls, prompt_tokens, completion_tokens, now_ms())
+        await self.write(lambda conn: conn.execute(
+            "INSERT INTO turns (session_id, llm_calls, prompt_tokens, completion_tokens, "
+            "created_at) VALUES (?, ?, ?, ?, ?)", row), durable=False)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from nekoni_edge.errors import ModelUnavailable
-from nekoni_edge.rag.embed import DIMENSIONS, Embedder, default_model_files
+from nekoni_edge.rag.embed import Embedder, default_model_files
+from nekoni_edge.store.knowledge import DIMENSIONS
 
 
 def cos(a: list[float], b: list[float]) -> float:

@@ -26,8 +26,12 @@ async def test_open_migrates_and_loads_vec(tmp_path: Path) -> None:
         assert (await db.execute_sql("PRAGMA journal_mode"))[0][0] == "wal"
         assert (await db.execute_sql("PRAGMA synchronous"))[0][0] == 2  # FULL
         assert (await db.vec_version()).startswith("v")
-        # a vec0 table really works in this file
-        await db.execute_sql("CREATE VIRTUAL TABLE v USING vec0(e float[2])")
+        # a vec0 table really works in this file (made by the writer: the reader cannot)
+        await db.write(lambda conn: conn.execute("CREATE VIRTUAL TABLE v USING vec0(e float[2])"))
+        with pytest.raises(Exception, match="readonly|read-only|query_only"):
+            await db.execute_sql("CREATE TABLE t (x)")
+        with pytest.raises(Exception, match="readonly|read-only|query_only"):
+            await db.execute_sql("DELETE FROM messages")
     async with await Database.open(tmp_path / "db.sqlite") as db:
         assert db.schema_version == latest_version()
 
