@@ -140,6 +140,14 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--top-k", type=int, default=None, help="how many chunks (default 5)")
 
+    request = sub.add_parser("request", help="send any message to the box as a phone would "
+                                             "(JSON), print its replies (one JSON line each)")
+    _add_settings_args(request)
+    request.add_argument("message", help='e.g. \'{"type": "device_rename", "mobilePubKey": '
+                                         '"...", "name": "Kitchen tablet"}\'')
+    request.add_argument("--model", action="store_true",
+                         help="load the model when no daemon serves (a chat, a skill run)")
+
     config = sub.add_parser("config", help="show the effective configuration")
     _add_settings_args(config)
     config.add_argument("action", choices=["show"])
@@ -429,6 +437,23 @@ def _said(replies: list[dict[str, Any]], kind: str, flag: str, done: str) -> int
     ok = bool(_reply(replies, kind)[flag])
     print(done if ok else "not found")
     return 0 if ok else 1
+
+
+async def _request(args: argparse.Namespace) -> int:
+    """Any message, through the same door as every command: every new message reaches the
+    box from the command line without a change here."""
+    try:
+        message = json.loads(args.message)
+    except ValueError as exc:
+        print(f"error: the message is not JSON: {exc}", file=sys.stderr)
+        return 2
+    if not isinstance(message, dict):
+        print("error: the message must be a JSON object with a type", file=sys.stderr)
+        return 2
+    replies = await _at_the_box(_settings(args), message, with_model=args.model)
+    for reply in replies:
+        print(json.dumps(reply, ensure_ascii=False))
+    return 2 if _refused(replies) is not None else 0
 
 
 async def _devices(args: argparse.Namespace) -> int:
@@ -774,7 +799,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
                 "client-key": _client_key_cmd, "pair": _pair, "discover": _discover,
                 "press": _press, "qr": _qr, "ingest": _ingest, "docs": _docs, "ask": _ask,
                 "config": _config, "doctor": _doctor, "identity": _identity,
-                "skills": _skills, "cron": _cron, "traces": _traces}
+                "skills": _skills, "cron": _cron, "traces": _traces, "request": _request}
     import aiohttp  # noqa: PLC0415
 
     try:

@@ -268,3 +268,25 @@ async def test_without_a_daemon_the_same_handlers_answer(
     assert "the box's handlers run here" in out.err
     assert await cli.main(["docs", "delete", "nope", "--data-dir", str(tmp_path)]) == 1
     assert capsys.readouterr().out.strip() == "not found"
+
+
+async def test_any_message_reaches_the_box_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A new message needs no CLI change: ``request`` sends it through the same door."""
+    import json
+
+    from nekoni_edge import cli
+    from nekoni_edge.store.database import Database
+
+    key = "k" * 43
+    async with await Database.open(tmp_path / "nekoni.db") as db:
+        await db.approve_device(key, "phone")
+    message = json.dumps({"type": "device_rename", "mobilePubKey": key, "name": "Tablet"})
+    assert await cli.main(["request", message, "--data-dir", str(tmp_path)]) == 0
+    [reply] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert reply == {"type": "device_rename_response", "renamed": True, "mobilePubKey": key,
+                     "name": "Tablet"}
+    assert await cli.main(["request", '{"type": "teleport"}', "--data-dir", str(tmp_path)]) == 2
+    assert json.loads(capsys.readouterr().out)["code"] == "UNKNOWN_TYPE"
+    assert await cli.main(["request", "[1]", "--data-dir", str(tmp_path)]) == 2

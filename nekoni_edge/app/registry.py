@@ -119,9 +119,8 @@ def check_coverage(handlers: dict[type, Handler] = HANDLERS) -> None:
 
 
 def request_name(message: Any) -> str:
-    """The wire type of a typed request (``skill_*`` requests carry their own)."""
-    name = getattr(message, "type", None) or type(message).TYPE
-    return str(name)
+    """The wire type of a typed request."""
+    return str(type(message).TYPE)
 
 
 def dispatch(ctx: Context, message: Any) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -20,13 +22,6 @@ MAX_CONTENT_CHARS = 16_000
 MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
 
-# nekoni's skill and cron requests; their fields are checked by the skill store.
-SKILL_TYPES = frozenset({
-    "skill_list", "skill_create", "skill_update", "skill_delete", "skill_run",
-    "cron_list", "cron_create", "cron_update", "cron_delete",
-})
-
-
 @dataclass(frozen=True, slots=True)
 class Chat:
     """``message`` (or nekoni's type-less ``{content, sessionId}``): a user turn."""
@@ -35,6 +30,13 @@ class Chat:
 
     content: str
     session_id: str
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> Chat:
+        content = _string(obj, "content", MAX_CONTENT_CHARS)
+        if not content.strip():
+            raise BadMessage("BAD_FIELD", "content must not be empty")
+        return cls(content=content, session_id=_session_id(obj))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,12 +47,20 @@ class Cancel:
 
     session_id: str
 
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> Cancel:
+        return cls(session_id=_session_id(obj))
+
 
 @dataclass(frozen=True, slots=True)
 class Ping:
     """Liveness probe; answered with ``pong``."""
 
     TYPE: ClassVar[str] = "ping"
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> Ping:
+        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +73,26 @@ class Sync:
     after_timestamp: int
     all_roles: bool
 
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> Sync:
+        after = obj.get("afterTimestamp", 0)
+        if isinstance(after, bool) or not isinstance(after, int | float) or after < 0:
+            raise BadMessage("BAD_FIELD", "afterTimestamp must be a non-negative number (ms)")
+        all_roles = obj.get("all", False)
+        if not isinstance(all_roles, bool):
+            raise BadMessage("BAD_FIELD", "all must be a boolean")
+        return cls(session_id=_session_id(obj), after_timestamp=int(after), all_roles=all_roles)
+
 
 @dataclass(frozen=True, slots=True)
 class DeviceList:
     """(edge) list the paired devices."""
 
     TYPE: ClassVar[str] = "device_list"
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> DeviceList:
+        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +102,10 @@ class DeviceRemove:
     TYPE: ClassVar[str] = "device_remove"
 
     pub_key: str
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> DeviceRemove:
+        return cls(pub_key=_string(obj, "mobilePubKey", 64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +117,13 @@ class DeviceRename:
     pub_key: str
     name: str
 
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> DeviceRename:
+        name = _string(obj, "name", 64).strip()
+        if not name:
+            raise BadMessage("BAD_FIELD", "name must not be empty")
+        return cls(_string(obj, "mobilePubKey", 64), name)
+
 
 @dataclass(frozen=True, slots=True)
 class PairCode:
@@ -97,6 +132,13 @@ class PairCode:
     TYPE: ClassVar[str] = "pair_code"
 
     app: str
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> PairCode:
+        app = obj.get("app", "mobile")
+        if app not in ("web", "mobile"):
+            raise BadMessage("BAD_FIELD", "app must be 'web' or 'mobile'")
+        return cls(app)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +151,11 @@ class RagUploadStart:
     filename: str
     total_chunks: int
 
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> RagUploadStart:
+        return cls(_string(obj, "uploadId", 128), _string(obj, "filename", 1024),
+                   _integer(obj, "totalChunks"))
+
 
 @dataclass(frozen=True, slots=True)
 class RagUploadChunk:
@@ -120,12 +167,21 @@ class RagUploadChunk:
     index: int
     content: str
 
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> RagUploadChunk:
+        return cls(_string(obj, "uploadId", 128), _integer(obj, "index"),
+                   _string(obj, "content", MAX_MESSAGE_BYTES))
+
 
 @dataclass(frozen=True, slots=True)
 class RagList:
     """List the stored documents."""
 
     TYPE: ClassVar[str] = "rag_list"
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> RagList:
+        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,15 +192,142 @@ class RagDelete:
 
     doc_id: str
 
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> RagDelete:
+        return cls(_string(obj, "docId", 64))
+
+
+# nekoni's skill and cron requests. Their fields are kept as sent and checked by the skill
+# store, whose refusals are ``skill_error`` (the only error nekoni's apps show for skills).
+
+
+def _fields(obj: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k != "type"}
+
 
 @dataclass(frozen=True, slots=True)
-class SkillRequest:
-    """A ``skill_*`` / ``cron_*`` request; its fields are checked by the skill store."""
+class SkillList:
+    """List the skills."""
 
-    TYPE: ClassVar[str] = "skill_*"
+    TYPE: ClassVar[str] = "skill_list"
 
-    type: str
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> SkillList:
+        return cls()
+
+
+@dataclass(frozen=True, slots=True)
+class SkillCreate:
+    """Create a skill: a name and the prompt it runs."""
+
+    TYPE: ClassVar[str] = "skill_create"
+
+    name: Any
+    prompt: Any
+    description: Any
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> SkillCreate:
+        return cls(obj.get("name"), obj.get("prompt"), obj.get("description"))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillUpdate:
+    """Change some fields of a skill."""
+
+    TYPE: ClassVar[str] = "skill_update"
+
+    id: Any
     fields: dict[str, Any]
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> SkillUpdate:
+        return cls(obj.get("id"), _fields(obj))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDelete:
+    """Delete a skill (and its cron jobs)."""
+
+    TYPE: ClassVar[str] = "skill_delete"
+
+    id: Any
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> SkillDelete:
+        return cls(obj.get("id"))
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRun:
+    """Run a skill now; the result comes whole in the reply."""
+
+    TYPE: ClassVar[str] = "skill_run"
+
+    id: Any
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> SkillRun:
+        return cls(obj.get("id"))
+
+
+@dataclass(frozen=True, slots=True)
+class CronList:
+    """List the cron jobs (of one skill, with nekoni's optional ``skillId``)."""
+
+    TYPE: ClassVar[str] = "cron_list"
+
+    skill_id: Any
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> CronList:
+        return cls(obj.get("skillId"))
+
+
+@dataclass(frozen=True, slots=True)
+class CronCreate:
+    """Schedule a skill with a cron expression."""
+
+    TYPE: ClassVar[str] = "cron_create"
+
+    skill_id: Any
+    cron_expression: Any
+    enabled: Any
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> CronCreate:
+        return cls(obj.get("skillId"), obj.get("cronExpression"), obj.get("enabled", True))
+
+
+@dataclass(frozen=True, slots=True)
+class CronUpdate:
+    """Change some fields of a cron job."""
+
+    TYPE: ClassVar[str] = "cron_update"
+
+    id: Any
+    fields: dict[str, Any]
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> CronUpdate:
+        return cls(obj.get("id"), _fields(obj))
+
+
+@dataclass(frozen=True, slots=True)
+class CronDelete:
+    """Delete a cron job."""
+
+    TYPE: ClassVar[str] = "cron_delete"
+
+    id: Any
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> CronDelete:
+        return cls(obj.get("id"))
+
+
+SkillMessage = (SkillList | SkillCreate | SkillUpdate | SkillDelete | SkillRun | CronList
+                | CronCreate | CronUpdate | CronDelete)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +335,13 @@ class TraceSubscription:
     """(edge) start or stop streaming TraceEvents to this peer."""
 
     TYPE: ClassVar[str] = "trace_subscribe"
+    TYPES: ClassVar[tuple[str, ...]] = ("trace_subscribe", "trace_unsubscribe")
 
     subscribe: bool
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> TraceSubscription:
+        return cls(obj.get("type") == "trace_subscribe")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,12 +353,20 @@ class ApprovalDecision:
     approval_id: str
     approved: bool
 
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> ApprovalDecision:
+        approved = obj.get("approved")
+        if not isinstance(approved, bool):
+            raise BadMessage("BAD_FIELD", "approved must be a boolean")
+        return cls(_string(obj, "approvalId", 128), approved)
+
 
 ClientMessage = (
     Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | DeviceRename | PairCode
     | RagUploadStart
     | RagUploadChunk
-    | RagList | RagDelete | SkillRequest | TraceSubscription | ApprovalDecision
+    | RagList | RagDelete | SkillList | SkillCreate | SkillUpdate | SkillDelete | SkillRun
+    | CronList | CronCreate | CronUpdate | CronDelete | TraceSubscription | ApprovalDecision
 )
 
 
@@ -403,6 +599,20 @@ def _session_id(obj: dict[str, Any]) -> str:
     return session_id
 
 
+def _parsers() -> dict[str, Callable[[dict[str, Any]], ClientMessage]]:
+    """Each request class under every type it is sent as: the table ``parse`` reads."""
+    table: dict[str, Callable[[dict[str, Any]], ClientMessage]] = {}
+    for cls in typing.get_args(ClientMessage):
+        for name in getattr(cls, "TYPES", (cls.TYPE,)):
+            if name in table:
+                raise RuntimeError(f"two request classes are sent as {name!r}")
+            table[name] = cls.from_wire
+    return table
+
+
+PARSERS = _parsers()
+
+
 def parse(obj: dict[str, Any]) -> ClientMessage:
     """Validate one decoded message and return its typed form. Raises BadMessage."""
     msg_type = obj.get("type")
@@ -410,54 +620,7 @@ def parse(obj: dict[str, Any]) -> ClientMessage:
         msg_type = "message"  # nekoni's web and mobile apps send no type for chat
     if not isinstance(msg_type, str):
         raise BadMessage("BAD_FIELD", "type must be a string")
-    if msg_type == "message":
-        content = _string(obj, "content", MAX_CONTENT_CHARS)
-        if not content.strip():
-            raise BadMessage("BAD_FIELD", "content must not be empty")
-        return Chat(content=content, session_id=_session_id(obj))
-    if msg_type == "cancel":
-        return Cancel(session_id=_session_id(obj))
-    if msg_type == "ping":
-        return Ping()
-    if msg_type == "sync":
-        after = obj.get("afterTimestamp", 0)
-        if isinstance(after, bool) or not isinstance(after, int | float) or after < 0:
-            raise BadMessage("BAD_FIELD", "afterTimestamp must be a non-negative number (ms)")
-        all_roles = obj.get("all", False)
-        if not isinstance(all_roles, bool):
-            raise BadMessage("BAD_FIELD", "all must be a boolean")
-        return Sync(session_id=_session_id(obj), after_timestamp=int(after), all_roles=all_roles)
-    if msg_type == "device_list":
-        return DeviceList()
-    if msg_type == "device_remove":
-        return DeviceRemove(pub_key=_string(obj, "mobilePubKey", 64))
-    if msg_type == "device_rename":
-        name = _string(obj, "name", 64).strip()
-        if not name:
-            raise BadMessage("BAD_FIELD", "name must not be empty")
-        return DeviceRename(_string(obj, "mobilePubKey", 64), name)
-    if msg_type == "pair_code":
-        app = obj.get("app", "mobile")
-        if app not in ("web", "mobile"):
-            raise BadMessage("BAD_FIELD", "app must be 'web' or 'mobile'")
-        return PairCode(app)
-    if msg_type == "rag_upload_start":
-        return RagUploadStart(_string(obj, "uploadId", 128), _string(obj, "filename", 1024),
-                              _integer(obj, "totalChunks"))
-    if msg_type == "rag_upload_chunk":
-        return RagUploadChunk(_string(obj, "uploadId", 128), _integer(obj, "index"),
-                              _string(obj, "content", MAX_MESSAGE_BYTES))
-    if msg_type == "rag_list":
-        return RagList()
-    if msg_type == "rag_delete":
-        return RagDelete(_string(obj, "docId", 64))
-    if msg_type in SKILL_TYPES:
-        return SkillRequest(msg_type, {k: v for k, v in obj.items() if k != "type"})
-    if msg_type in ("trace_subscribe", "trace_unsubscribe"):
-        return TraceSubscription(msg_type == "trace_subscribe")
-    if msg_type == "approval_decision":
-        approved = obj.get("approved")
-        if not isinstance(approved, bool):
-            raise BadMessage("BAD_FIELD", "approved must be a boolean")
-        return ApprovalDecision(_string(obj, "approvalId", 128), approved)
-    raise BadMessage("UNKNOWN_TYPE", f"unknown message type: {msg_type[:64]!r}")
+    parser = PARSERS.get(msg_type)
+    if parser is None:
+        raise BadMessage("UNKNOWN_TYPE", f"unknown message type: {msg_type[:64]!r}")
+    return parser(obj)

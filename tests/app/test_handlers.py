@@ -136,9 +136,7 @@ class _Exploding(dict[str, Any]):
 
 def sample(kind: type) -> Any:
     """A message of ``kind`` with placeholder fields."""
-    if kind is m.SkillRequest:
-        return m.SkillRequest("skill_list", {})
-    placeholders = {"str": "x", "int": 0, "bool": True}
+    placeholders = {"str": "x", "int": 0, "bool": True, "Any": None, "dict[str, Any]": {}}
     return kind(*(placeholders[str(f.type)] for f in dataclasses.fields(kind)))
 
 

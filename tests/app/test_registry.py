@@ -43,6 +43,30 @@ def test_request_names_are_the_wire_types() -> None:
     from nekoni_edge.app.registry import request_name
 
     assert request_name(m.Sync("s", 0, False)) == "sync"
-    assert request_name(m.SkillRequest("cron_list", {})) == "cron_list"
+    assert request_name(m.CronList(None)) == "cron_list"
     message: Any = m.Chat("hi", "s")
     assert request_name(message) == "message"
+
+
+def test_the_parse_table_is_built_from_the_request_classes() -> None:
+    """Every request class is parsed under its own TYPE (a skill or cron message too: each a
+    class under the coverage check), and nothing else is."""
+    names = {name for cls in typing.get_args(m.ClientMessage)
+             for name in getattr(cls, "TYPES", (cls.TYPE,))}
+    assert set(m.PARSERS) == names
+    for cls in typing.get_args(m.ClientMessage):
+        assert type(m.parse({"type": cls.TYPE, **SAMPLES.get(cls.TYPE, {})})) is cls
+    assert m.parse({"type": "trace_unsubscribe"}) == m.TraceSubscription(subscribe=False)
+    assert m.parse({"content": "hi"}) == m.Chat("hi", m.DEFAULT_SESSION_ID)  # nekoni's apps
+    with pytest.raises(m.BadMessage) as unknown:
+        m.parse({"type": "skill_explode"})
+    assert unknown.value.code == "UNKNOWN_TYPE"
+
+
+SAMPLES: dict[str, dict[str, Any]] = {
+    "message": {"content": "hi"}, "device_remove": {"mobilePubKey": "k"},
+    "device_rename": {"mobilePubKey": "k", "name": "n"}, "rag_upload_start":
+    {"uploadId": "u", "filename": "f", "totalChunks": 1}, "rag_upload_chunk":
+    {"uploadId": "u", "index": 0, "content": ""}, "rag_delete": {"docId": "d"},
+    "approval_decision": {"approvalId": "a", "approved": True},
+}

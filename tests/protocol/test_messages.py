@@ -30,7 +30,9 @@ def test_other_types() -> None:
     assert parse_text('{"type":"sync","sessionId":"s","afterTimestamp":5}') == m.Sync("s", 5, False)
     assert parse_text('{"type":"sync","sessionId":"s","all":true}') == m.Sync("s", 0, True)
     assert parse_text('{"type":"rag_list"}') == m.RagList()
-    assert parse_text('{"type":"cron_list"}') == m.SkillRequest("cron_list", {})
+    assert parse_text('{"type":"cron_list"}') == m.CronList(None)
+    assert parse_text('{"type":"cron_update","id":"c","enabled":false}') == m.CronUpdate(
+        "c", {"id": "c", "enabled": False})
 
 
 @pytest.mark.parametrize(
