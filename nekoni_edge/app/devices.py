@@ -9,7 +9,6 @@ from typing import Any
 
 from nekoni_edge.app.registry import Box, Context, handles, require_trusted
 from nekoni_edge.protocol import messages as m
-from nekoni_edge.store.access import now_ms
 from nekoni_edge.store.knowledge import KnowledgeStore
 
 _LOGGER = logging.getLogger(__name__)
@@ -37,7 +36,7 @@ async def revoke(box: Box, pub_key: str, why: str) -> Revoked:
     household added them through it.
     """
     device = await box.db.device(pub_key)
-    on_probation = device is not None and device.on_probation(now_ms())
+    on_probation = box.policy.on_probation(device)
     removed = await box.db.remove_device(pub_key)
     closed = await box.disconnect(pub_key)
     documents = messages = 0

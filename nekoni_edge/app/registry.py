@@ -15,14 +15,15 @@ import logging
 import typing
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from nekoni_edge.agent.chat import ChatService
+from nekoni_edge.app.policy import Policy
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.upload import UploadAssembler
-from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.store.database import Database
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ class Box:
     disconnect: Callable[[str], Awaitable[int]]
     # The pairing QR code's text for nekoni's web or mobile app (None: the box serves no LAN).
     pair_code: Callable[[str], str] | None = None
+    policy: Policy = field(default_factory=Policy)  # who may do what, on its clock
 
 
 class Context(Protocol):
@@ -75,23 +77,9 @@ class Context(Protocol):
         """An upload began or advanced: keep sweeping idle ones."""
 
 
-class OnProbation(NekoniError):
-    """A device paired by the button less than a window ago asked to change what it may not
-    yet (if a second key turns up in that time, it is revoked)."""
-
-    def reply(self) -> dict[str, Any]:
-        return m.error_reply("PROBATION", str(self))
-
-
 async def require_trusted(ctx: Context, what: str) -> None:
-    """Refuse ``what`` to a device still on probation (the owner at the box is trusted)."""
-    if ctx.device_key is None:
-        return
-    device, now = await ctx.box.db.device(ctx.device_key), now_ms()
-    if device is not None and device.on_probation(now):
-        wait_s = max(1, ((device.trusted_at or 0) - now + 999) // 1000)
-        raise OnProbation(f"this device was paired moments ago; it may chat now, and {what} "
-                          f"in {wait_s} s, once its pairing window has closed")
+    """Refuse ``what`` to a device still on probation (``Policy.require_trusted``)."""
+    await ctx.box.policy.require_trusted(ctx.box.db, ctx.device_key, what)
 
 
 def handles(*types: type) -> Callable[[Handler], Handler]:

@@ -20,7 +20,6 @@ from nekoni_edge.errors import BadMessage
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.protocol.handshake import REASON_TIMEOUT, AgentHandshake, AgentState
 from nekoni_edge.rag.upload import UploadAssembler
-from nekoni_edge.store.access import now_ms
 from nekoni_edge.traces import TraceEvent
 
 _LOGGER = logging.getLogger(__name__)
@@ -166,7 +165,7 @@ class ChannelSession:
 
     def _on_trace(self, event: TraceEvent) -> None:
         # Its own sessions, and the household's (skill runs) once it is trusted.
-        own_only = now_ms() < self._own_traces_until
+        own_only = self.box.policy.own_only_now(self._own_traces_until)
         if self.box.chat.visible_to(event.session_id, self.device_key, own_only=own_only):
             self.send({"type": "trace", "event": event.wire()})
 

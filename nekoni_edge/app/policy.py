@@ -1,0 +1,81 @@
+"""Who may do what (SECURITY.md's table), decided in one place on a clock it is given.
+
+A door's sender is the box's owner (no key: the CLI, the control socket), a trusted device, or
+a device on probation (paired by the button less than a window ago: a second key could still
+revoke it). Probation ends on the policy's clock, so tests move the clock, never the database.
+Which session a device may write (its own, not the household's) is ``ChatService.claim``'s.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nekoni_edge.errors import NekoniError
+from nekoni_edge.protocol import messages as m
+from nekoni_edge.store.access import now_ms
+from nekoni_edge.store.database import Database
+from nekoni_edge.store.devices import Device
+
+
+class Standing(enum.Enum):
+    OWNER = "owner"  # at the box itself
+    TRUSTED = "trusted"
+    PROBATION = "probation"
+
+
+class OnProbation(NekoniError):
+    """A device paired by the button less than a window ago asked to change what it may not
+    yet (if a second key turns up in that time, it is revoked)."""
+
+    def reply(self) -> dict[str, Any]:
+        return m.error_reply("PROBATION", str(self))
+
+
+@dataclass
+class Policy:
+    """The rules, on ``clock_ms`` (Unix ms)."""
+
+    clock_ms: Callable[[], int] = now_ms
+
+    def on_probation(self, device: Device | None) -> bool:
+        return device is not None and device.on_probation(self.clock_ms())
+
+    async def standing(self, db: Database, device_key: str | None) -> tuple[Standing, int]:
+        """Where the sender stands, and (on probation) when it becomes trusted (ms)."""
+        if device_key is None:
+            return Standing.OWNER, 0
+        device = await db.device(device_key)
+        if device is not None and self.on_probation(device):
+            return Standing.PROBATION, device.trusted_at or 0
+        return Standing.TRUSTED, 0
+
+    async def require_trusted(self, db: Database, device_key: str | None, what: str) -> None:
+        """Refuse ``what`` to a device still on probation (the owner at the box is trusted)."""
+        standing, trusted_at = await self.standing(db, device_key)
+        if standing is Standing.PROBATION:
+            wait_s = max(1, (trusted_at - self.clock_ms() + 999) // 1000)
+            raise OnProbation(f"this device was paired moments ago; it may chat now, and "
+                              f"{what} in {wait_s} s, once its pairing window has closed")
+
+    async def may_read(self, db: Database, device_key: str | None,
+                       session_owner: str | None) -> bool:
+        """May the sender read a session started by ``session_owner`` (None: the
+        household's: the box owner's, a skill run)? Its own always; the household's unless it
+        is on probation (skill runs and prompts may hold secrets); another device's never."""
+        if device_key is None or session_owner == device_key:
+            return True
+        if session_owner is not None:
+            return False
+        return (await self.standing(db, device_key))[0] is not Standing.PROBATION
+
+    async def own_traces_only_until(self, db: Database, device_key: str | None) -> int:
+        """Until when (ms) live traces show the sender only its own sessions: a device on
+        probation follows nothing of the household's."""
+        standing, trusted_at = await self.standing(db, device_key)
+        return trusted_at if standing is Standing.PROBATION else 0
+
+    def own_only_now(self, until: int) -> bool:
+        return self.clock_ms() < until
