@@ -105,6 +105,7 @@ class Daemon:
         self.db: Database | None = None
         self.chat: ChatService | None = None
         self.peers: PeerManager | None = None
+        self.box: Box | None = None  # what every door's handlers use
         self.signaling: SignalingEndpoint | None = None
         self._runner: web.AppRunner | None = None
         self.pairing: PairingService | None = None
@@ -144,7 +145,11 @@ class Daemon:
             assert self.chat is not None  # noqa: S101 - set by _start_agent
             pin_host_addresses(s.ice_addresses)
             limiter = FailureLimiter()
-            self.peers = PeerManager(key, self.db, self.chat, limiter=limiter,
+            # The one Box every door's handlers use, built here with everything it needs.
+            box = Box(self.db, self.chat, disconnect=self._disconnect,
+                      pair_code=self.pair_code)
+            self.box = box
+            self.peers = PeerManager(key, box, limiter=limiter,
                                      max_upload_bytes=s.rag_max_file_bytes,
                                      vanish_after_s=s.vanish_after_s)
             self.pairing = PairingService(
@@ -164,8 +169,6 @@ class Daemon:
             await self._listen()
             self.pairing.start()
             self._start_button()
-            box = self.peers.box
-            box.pair_code = self.pair_code
 
             async def requests(obj: dict[str, Any]) -> list[dict[str, Any]]:
                 return await local.request(box, obj)
@@ -190,8 +193,11 @@ class Daemon:
         )
 
     async def _revoke(self, pub_key: str, why: str) -> devices.Revoked:
-        assert self.peers is not None  # noqa: S101 - pairing starts after the peers
-        return await devices.revoke(self.peers.box, pub_key, why)
+        assert self.box is not None  # noqa: S101 - pairing starts after the box is built
+        return await devices.revoke(self.box, pub_key, why)
+
+    async def _disconnect(self, pub_key: str) -> int:
+        return await self.peers.disconnect(pub_key) if self.peers is not None else 0
 
     def _api(self) -> web.Application:
         """What phones use: signaling and ``/api/*`` (with CORS for nekoni's web app)."""

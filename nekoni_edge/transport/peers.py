@@ -13,7 +13,6 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.app import Box
 from nekoni_edge.errors import SignalingError
 from nekoni_edge.protocol.canonical import b64url_encode
@@ -22,7 +21,6 @@ from nekoni_edge.protocol.messages import MAX_MESSAGE_BYTES
 from nekoni_edge.protocol.signaling import IceCandidate
 from nekoni_edge.rag.upload import MAX_FILE_BYTES, DeviceBudget, UploadAssembler
 from nekoni_edge.ratelimit import FailureLimiter
-from nekoni_edge.store.database import Database
 from nekoni_edge.transport.ice import rtc_configuration
 from nekoni_edge.transport.liveness import POLL_S, VANISH_AFTER_S, AckWatch, unacked_tsns
 from nekoni_edge.transport.reassembly import ReassemblyCap
@@ -59,8 +57,7 @@ class PeerManager:
     def __init__(
         self,
         agent_key: Ed25519PrivateKey,
-        db: Database,
-        chat: ChatService,
+        box: Box,
         *,
         hello_timeout: float = HELLO_TIMEOUT_S,
         limiter: FailureLimiter | None = None,
@@ -80,7 +77,7 @@ class PeerManager:
         self._clock = clock
         self.peers: dict[str, Peer] = {}
         self._approved: set[str] = set()
-        self.box = Box(db, chat, self.disconnect)
+        self.box = box  # built by the daemon: its ``disconnect`` is this manager's
 
     def owner_of(self, client_id: str) -> str | None:
         """The key whose peer connection uses ``client_id``, if any."""

@@ -129,8 +129,8 @@ async def test_a_device_paired_by_the_button_is_on_probation(daemon: Daemon) -> 
         assert await daemon.db.is_approved(public_key_b64(owner))
         # once its window has closed with no second key, it is trusted (the policy's clock
         # moves on; the database is not touched)
-        assert daemon.peers is not None
-        daemon.peers.box.policy.clock_ms = lambda: now_ms() + 10 * 60 * 1000
+        assert daemon.box is not None
+        daemon.box.policy.clock_ms = lambda: now_ms() + 10 * 60 * 1000
         listed = await newcomer.request({"type": "device_list"}, "device_list_response")
         assert len(listed["devices"]) == 2
         await newcomer.request({"type": "trace_subscribe"}, "trace_subscribed")

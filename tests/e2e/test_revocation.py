@@ -133,7 +133,7 @@ async def test_a_revoked_devices_ingest_stops_and_leaves_nothing(daemon: Daemon)
         upload = asyncio.create_task(phone.upload("big.txt", text, on_message=seen))
         await asyncio.wait_for(indexing.wait(), 120)
         assert daemon.peers is not None
-        [reply] = await local.request(daemon.peers.box, {
+        [reply] = await local.request(daemon.box, {
             "type": "device_remove", "mobilePubKey": public_key_b64(lost)})
         assert reply["removed"] is True
         with pytest.raises((ConnectionError, ReplyError, TimeoutError)):

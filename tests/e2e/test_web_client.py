@@ -147,8 +147,8 @@ async def test_pair_chat_cancel_upload_and_reconnect(
     await browser.js("document.querySelector('#docs .delete').click()")
     await browser.wait_js(
         "return document.getElementById('upload-status').textContent.includes('paired moments')")
-    assert box.daemon.peers is not None  # its window closes: the policy's clock moves on
-    box.daemon.peers.box.policy.clock_ms = lambda: now_ms() + 10 * 60 * 1000
+    assert box.daemon.box is not None  # its window closes: the policy's clock moves on
+    box.daemon.box.policy.clock_ms = lambda: now_ms() + 10 * 60 * 1000
     await browser.js("document.querySelector('#docs .delete').click()")
     await browser.wait_js("return document.querySelectorAll('#docs li').length === 0")
     assert await box.daemon.chat.knowledge.store.documents() == []

@@ -142,7 +142,7 @@ def test_signaling_refuses_cleanly(text: str) -> None:
                 chat = ChatService(db, None, system_prompt="S", context_messages=1, n_ctx=64,
                                    max_tokens=8)
                 endpoint = SignalingEndpoint(key, "agent-1", "room-1", db,
-                                             PeerManager(key, db, chat))
+                                             PeerManager(key, Box(db, chat, no_revoke)))
                 code = None
                 try:
                     await endpoint._on_text(FakeWs(), text, None, "127.0.0.1")  # type: ignore[arg-type]
