@@ -96,30 +96,38 @@ class Coalescer:
     framed and acknowledged; nekoni's apps concatenate chunks, so this is invisible to them).
     """
 
-    def __init__(self, send: Callable[[str], None], interval_s: float | None = None) -> None:
+    def __init__(self, send: Callable[[str], None], interval_s: float | None = None, *,
+                 clock: Callable[[], float] | None = None,
+                 call_later: Callable[[float, Callable[[], None]], Any] | None = None) -> None:
+        """``clock`` and ``call_later`` default to the running loop's (tests pass their own)."""
         self._send = send
         self._joiner = Joiner(COALESCE_S if interval_s is None else interval_s)
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: Any = None
+        self._clock = clock
+        self._call_later = call_later
 
     @property
     def sent(self) -> int:
         """Chunks sent."""
         return self._joiner.taken
 
+    def _now(self) -> float:
+        return self._clock() if self._clock is not None else asyncio.get_running_loop().time()
+
     def push(self, piece: str) -> None:
-        loop = asyncio.get_running_loop()
-        wait = self._joiner.push(piece, loop.time())
+        wait = self._joiner.push(piece, self._now())
         if wait <= 0:
             self.flush()
         elif self._timer is None:
-            self._timer = loop.call_later(wait, self.flush)
+            later = self._call_later or asyncio.get_running_loop().call_later
+            self._timer = later(wait, self.flush)
 
     def flush(self) -> None:
         """Send what is held (at the end of the answer, before anything else is sent)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if text := self._joiner.take(asyncio.get_running_loop().time()):
+        if text := self._joiner.take(self._now()):
             self._send(text)
 
 

@@ -247,6 +247,7 @@ class OnDemandEmbedder:
         self, *, threads: int = 2, fold_weights: bool = False,
         keep_s: float = Settings.embedder_keep_s, loader: Callable[[], Embedder] | None = None,
         cache_dir: Path | None = None,
+        call_later: Callable[[float, Callable[[], None]], Any] | None = None,
     ) -> None:
         onnx, self._tokenizer_path = default_model_files()
         for path in (onnx, self._tokenizer_path):
@@ -261,7 +262,8 @@ class OnDemandEmbedder:
         self._embedder: Embedder | None = None
         self._lock = asyncio.Lock()
         self._busy = 0
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: Any = None
+        self._call_later = call_later  # the running loop's unless a test gives its own
         self.loads = 0
 
     @property
@@ -293,7 +295,8 @@ class OnDemandEmbedder:
         finally:
             self._busy -= 1
             if self._busy == 0 and self._embedder is not None:
-                self._timer = asyncio.get_running_loop().call_later(self.keep_s, self._release)
+                later = self._call_later or asyncio.get_running_loop().call_later
+                self._timer = later(self.keep_s, self._release)
 
     def _release(self) -> None:
         self._timer = None

@@ -3,7 +3,6 @@ a reply naming the request, never silence."""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -161,20 +160,23 @@ async def test_pieces_faster_than_the_eye_are_joined_into_whole_chunks() -> None
     """Coalesced chunks concatenate to exactly the generated text; the first piece goes at
     once; nothing is held back at the end."""
     from nekoni_edge.app.chat import Coalescer
+    from tests.timers import FakeTimers
 
     sent: list[str] = []
-    chunks = Coalescer(sent.append, interval_s=0.05)
+    timers = FakeTimers(time=100.0)
+    chunks = Coalescer(sent.append, interval_s=0.05, clock=timers.now,
+                       call_later=timers.call_later)
     pieces = [f"w{i} " for i in range(40)] + ["é", "\n", "", "end."]
     chunks.push(pieces[0])
     assert sent == ["w0 "]  # the first piece is not delayed
     for piece in pieces[1:20]:
         chunks.push(piece)  # all within the interval: held
     assert len(sent) == 1
-    await asyncio.sleep(0.08)  # the timer sends what was held
+    timers.advance(0.08)  # the timer sends what was held
     assert len(sent) == 2
     for piece in pieces[20:]:
         chunks.push(piece)
-        await asyncio.sleep(0.004)
+        timers.advance(0.004)
     chunks.flush()
     assert "".join(sent) == "".join(pieces)
     assert len(sent) < len(pieces) // 3

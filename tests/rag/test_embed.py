@@ -53,15 +53,20 @@ def test_missing_model_file_is_a_clear_error(tmp_path: Path) -> None:
 
 async def test_on_demand_embedder_loads_when_needed_and_lets_go() -> None:
     from nekoni_edge.rag.embed import OnDemandEmbedder
+    from tests.timers import FakeTimers
 
-    lazy = await asyncio.to_thread(OnDemandEmbedder, threads=1, keep_s=0.3)
+    timers = FakeTimers()
+    lazy = await asyncio.to_thread(OnDemandEmbedder, threads=1, keep_s=300,
+                                   call_later=timers.call_later)
     try:
         assert not lazy.loaded
         first, again = await asyncio.gather(lazy.embed(["a cat"]), lazy.embed(["a cat"]))
         assert lazy.loaded
         assert lazy.loads == 1  # two callers at once, one load
         assert first == again
-        await asyncio.sleep(0.6)
+        timers.advance(299)
+        assert lazy.loaded
+        timers.advance(1)
         assert not lazy.loaded  # released after keep_s unused
         assert await lazy.embed(["a cat"]) == first
         assert lazy.loads == 2
@@ -73,13 +78,21 @@ async def test_on_demand_embedder_loads_when_needed_and_lets_go() -> None:
 
 async def test_not_released_while_in_use() -> None:
     from nekoni_edge.rag.embed import OnDemandEmbedder
+    from tests.timers import FakeTimers
 
-    lazy = await asyncio.to_thread(OnDemandEmbedder, threads=1, keep_s=0.05)
+    timers = FakeTimers()
+    lazy = await asyncio.to_thread(OnDemandEmbedder, threads=1, keep_s=1,
+                                   call_later=timers.call_later)
     try:
         texts = [f"sentence number {i} about the sea" for i in range(400)]
         await lazy.embed(["warm up"])
-        await asyncio.gather(lazy.embed(texts), asyncio.sleep(0.2))
+        running = asyncio.ensure_future(lazy.embed(texts))
+        await asyncio.sleep(0)  # it has started: the release timer is cancelled
+        timers.advance(10)  # far past keep_s while it embeds
+        assert lazy.loaded
+        await running
         assert lazy.loads == 1
+        assert timers.scheduled == 1  # released only keep_s after it is done
     finally:
         lazy.close()
 
