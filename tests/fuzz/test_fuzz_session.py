@@ -93,7 +93,10 @@ async def run_session(inputs: list[str | bytes], authenticate: bool) -> list[dic
                 assert wire.sent.pop() == {"type": "ready"}
             for data in inputs:
                 session.on_message(data)  # must never raise
-            await asyncio.sleep(0.02)  # let spawned work (sync, rag, skills) answer
+            # let spawned work (sync, rag, skills) answer: wait for it, not for a guessed time
+            spawned = [*session._tasks, *(t for q in session.generations.values() for t in q)]
+            if spawned:
+                await asyncio.wait(spawned, timeout=30)
             session.shutdown()
             await asyncio.sleep(0)
             return wire.sent

@@ -59,6 +59,7 @@ async def test_joined_pieces_are_exactly_the_generated_text(llama_model: Any) ->
 
 async def test_one_generation_at_a_time_in_fifo_order(llama_provider: LlamaProvider) -> None:
     events: list[tuple[str, int]] = []
+    generating = asyncio.Event()
 
     async def run(i: int) -> None:
         async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=8)) as stream:
@@ -66,6 +67,7 @@ async def test_one_generation_at_a_time_in_fifo_order(llama_provider: LlamaProvi
             async for _ in stream:
                 if first:
                     events.append(("start", i))
+                    generating.set()
                     first = False
         events.append(("end", i))
 
@@ -73,20 +75,22 @@ async def test_one_generation_at_a_time_in_fifo_order(llama_provider: LlamaProvi
     for i in range(3):
         tasks.append(asyncio.create_task(run(i)))
         await asyncio.sleep(0)  # queue them in a known order
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(generating.wait(), 60)  # the first has the model: two wait
     assert llama_provider.queue_depth == 2
     await asyncio.gather(*tasks)
     assert events == [("start", 0), ("end", 0), ("start", 1), ("end", 1), ("start", 2), ("end", 2)]
 
 
 async def test_cancel_frees_the_model(llama_provider: LlamaProvider) -> None:
-    async def endless() -> None:
+    started = asyncio.Event()
+
+    async def endless_seen() -> None:
         async with aclosing(llama_provider.stream_chat(PROMPT, max_tokens=2000)) as stream:
             async for _ in stream:
-                pass
+                started.set()
 
-    task = asyncio.create_task(endless())
-    await asyncio.sleep(0.3)
+    task = asyncio.create_task(endless_seen())
+    await asyncio.wait_for(started.wait(), 60)  # generating
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -26,12 +26,15 @@ class Wire:
     def __init__(self) -> None:
         self.sent: list[dict[str, Any]] = []
         self.closed = False
+        self.changed = asyncio.Event()  # set by each send and close
 
     def send(self, text: str) -> None:
         self.sent.append(json.loads(text))
+        self.changed.set()
 
     def close(self) -> None:
         self.closed = True
+        self.changed.set()
 
 
 async def no_revoke(pub_key: str) -> int:
@@ -64,18 +67,19 @@ async def authenticate(session: ChannelSession, wire: Wire, phone: ClientHandsha
     assert session.ready
 
 
-async def first_reply(wire: Wire, done: Any = None) -> None:
-    """Give the session's spawned work time to answer (until ``done(wire)`` holds)."""
-    for _ in range(100):
-        if wire.sent and (done is None or done(wire)):
-            return
-        await asyncio.sleep(0.01)
+async def first_reply(wire: Wire, done: Any = None, deadline_s: float = 30.0) -> None:
+    """Wait until the session's spawned work has answered (and ``done(wire)`` holds): a
+    condition, never a guess at how long it takes (a loaded machine takes longer)."""
+    async with asyncio.timeout(deadline_s):
+        while not (wire.sent and (done is None or done(wire))):
+            wire.changed.clear()
+            await wire.changed.wait()
 
 
 async def test_handshake_timeout(tmp_path: Path) -> None:
     db, session, wire, _ = await make(tmp_path, [], hello_timeout=0.05)
     try:
-        await asyncio.sleep(0.2)
+        await first_reply(wire, lambda w: w.closed)  # the timer fires: nothing else does
         assert wire.sent == [{"type": "auth_failed", "reason": "Handshake timed out"}]
         assert wire.closed
         session.on_message('{"type":"hello"}')  # ignored after failure
