@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -593,27 +593,113 @@ def _progress_bar(name: str) -> Any:
     return show
 
 
+class _HereDoor:
+    """A conversation with the box's own handlers run in this process (no daemon serves the
+    data dir): the same messages and replies as through the daemon's control socket."""
+
+    def __init__(self, box: Any) -> None:
+        from nekoni_edge.app import local  # noqa: PLC0415
+
+        self._in: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._task = asyncio.get_running_loop().create_task(
+            local.conversation(box, self._messages(), self._out.put_nowait))
+
+    async def _messages(self) -> AsyncIterator[dict[str, Any]]:
+        while (message := await self._in.get()) is not None:
+            yield message
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self._in.put(message)
+
+    async def done_sending(self) -> None:
+        await self._in.put(None)
+
+    async def reply(self) -> dict[str, Any] | None:
+        while self._out.empty() and not self._task.done():
+            waiting = asyncio.ensure_future(self._out.get())
+            await asyncio.wait({waiting, self._task}, return_when=asyncio.FIRST_COMPLETED)
+            if waiting.done():
+                return waiting.result()
+            waiting.cancel()
+        if not self._out.empty():
+            return self._out.get_nowait()
+        self._task.result()  # what the conversation raised, if anything
+        return None
+
+    async def close(self) -> None:
+        await self.done_sending()
+        await asyncio.wait({self._task})
+
+
+async def _upload(door: Any, name: str, data: bytes) -> dict[str, Any]:
+    """One file as a phone sends it (``rag_upload_start``, base64 segments), then the replies
+    up to its result; the ingest's progress shows as a bar. Raises ExtractError on refusal."""
+    import base64  # noqa: PLC0415
+
+    from nekoni_edge.rag.extract import ExtractError  # noqa: PLC0415
+    from nekoni_edge.rag.upload import MAX_SEGMENT_CHARS  # noqa: PLC0415
+
+    segment = MAX_SEGMENT_CHARS * 3 // 4
+    parts = [data[i : i + segment] for i in range(0, len(data), segment)] or [b""]
+    upload_id = f"cli-{os.getpid()}-{time.monotonic_ns()}"
+    await door.send({"type": "rag_upload_start", "uploadId": upload_id, "filename": name,
+                     "totalChunks": len(parts)})
+    for index, part in enumerate(parts):
+        await door.send({"type": "rag_upload_chunk", "uploadId": upload_id, "index": index,
+                         "content": base64.b64encode(part).decode("ascii")})
+    await door.done_sending()
+    show = _progress_bar(name)
+    while (reply := await door.reply()) is not None:
+        kind = reply.get("type")
+        if kind == "rag_ingest_progress":
+            show(int(reply["chunksDone"]), int(reply["chunksTotal"]))
+        elif kind == "rag_upload_response":
+            result: dict[str, Any] = reply
+            return result
+        elif kind in ("rag_error", "error"):
+            raise ExtractError(name, str(reply.get("message")))
+    raise ExtractError(name, "the box closed the conversation without a result")
+
+
 async def _ingest(args: argparse.Namespace) -> int:
+    """Each file goes to the box as a phone's upload does: through the running daemon (its
+    one writer), or, when none serves the data dir, through the same handlers run here."""
+    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
+    from nekoni_edge.pairing.control import NO_DAEMON, ControlDoor  # noqa: PLC0415
     from nekoni_edge.rag.extract import ExtractError  # noqa: PLC0415
 
+    settings = _settings(args)
     files = _files(args.paths)
     failed = 0
-    session = _KnowledgeSession(args)
-    limit = session.settings.rag_max_file_bytes
-    async with session as kb:
+    here: Daemon | None = None
+    try:
         for number, path in enumerate(files, start=1):
             print(f"[{number}/{len(files)}] {path}", file=sys.stderr)
+            door: Any
             try:
-                data = _read_document(path, limit)
-                result = await kb.ingest(path.name, data, _progress_bar(path.name))
+                data = _read_document(path, settings.rag_max_file_bytes)
+                try:
+                    door = await ControlDoor.open(settings.control_path)
+                except NO_DAEMON:
+                    if here is None:
+                        print(f"(no daemon serves {settings.data_dir}: the box's handlers run "
+                              "here)", file=sys.stderr)
+                        here = Daemon(dataclasses.replace(settings, mdns=False, gpio="off"))
+                        box = await here.start_local(with_model=False)
+                    door = _HereDoor(box)
+                try:
+                    result = await _upload(door, path.name, data)
+                finally:
+                    await door.close()
             except (ExtractError, OSError) as exc:
                 failed += 1
                 print(f"\n  error: {exc}", file=sys.stderr)
                 continue
-            note = "stored" if result.created else "already stored"
-            pages = f", {result.pages} pages" if result.pages else ""
-            print(f"\n  {note}: {result.doc_id} ({result.chunks} chunks{pages})",
-                  file=sys.stderr)
+            print(f"\n  stored: {result['docId']} ({result['chunks']} chunks)", file=sys.stderr)
+    finally:
+        if here is not None:
+            await here.stop()
     print(f"{len(files) - failed} of {len(files)} documents ingested", file=sys.stderr)
     return 1 if failed else 0
 

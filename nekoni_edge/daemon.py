@@ -10,7 +10,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -173,9 +173,13 @@ class Daemon:
             async def requests(obj: dict[str, Any]) -> list[dict[str, Any]]:
                 return await local.request(box, obj)
 
+            async def conversation(messages: AsyncIterator[dict[str, Any]],
+                                   reply: Callable[[dict[str, Any]], None]) -> None:
+                await local.conversation(box, messages, reply)
+
             self._control = ControlServer(s.control_path, {
                 "press": self.pairing.press, "long_press": self.pairing.long_press,
-            }, requests)
+            }, requests, conversation)
             await self._control.start()
             if s.mdns:
                 self.advertiser = Advertiser(

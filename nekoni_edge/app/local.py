@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 from nekoni_edge.app.registry import Box, dispatch
@@ -27,8 +27,10 @@ class LocalDoor:
 
     device_key: str | None = None
 
-    def __init__(self, box: Box, label: str = "control") -> None:
+    def __init__(self, box: Box, label: str = "control",
+                 on_reply: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.label = label
+        self._on_reply = on_reply  # each reply as it is made (a conversation), besides keeping it
         self.box = box
         self.closed = False
         self.generations: dict[str, deque[asyncio.Task[None]]] = {}
@@ -38,7 +40,10 @@ class LocalDoor:
         self._tasks: list[asyncio.Task[None]] = []
 
     def send(self, reply: m.Reply | dict[str, Any]) -> None:
-        self.replies.append(reply if isinstance(reply, dict) else reply.wire())
+        wire = reply if isinstance(reply, dict) else reply.wire()
+        self.replies.append(wire)
+        if self._on_reply is not None:
+            self._on_reply(wire)
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.get_running_loop().create_task(coro)
@@ -70,3 +75,18 @@ async def request(box: Box, obj: dict[str, Any]) -> list[dict[str, Any]]:
     dispatch(door, message)
     await door.settle()
     return door.replies
+
+
+async def conversation(box: Box, messages: AsyncIterator[dict[str, Any]],
+                       on_reply: Callable[[dict[str, Any]], None]) -> None:
+    """Several requests through one door, each reply handed on as it is made: what an upload
+    needs (its start and segments on one door, then the ingest's progress and result)."""
+    door = LocalDoor(box, on_reply=on_reply)
+    async for obj in messages:
+        try:
+            message = m.parse(obj)
+        except BadMessage as exc:
+            door.send(exc.reply())
+            continue
+        dispatch(door, message)
+    await door.settle()

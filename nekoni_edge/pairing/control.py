@@ -9,12 +9,13 @@ daemon's own user), so only the box's owner can use it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import socket
 import struct
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,11 @@ _LOGGER = logging.getLogger(__name__)
 SOCKET_NAME = "control.sock"
 COMMANDS = ("press", "long_press")
 Requests = Callable[[dict[str, Any]], Awaitable[list[dict[str, Any]]]]
+# A conversation: the messages as they arrive, and where each reply goes as it is made.
+Conversation = Callable[[AsyncIterator[dict[str, Any]], Callable[[dict[str, Any]], None]],
+                        Awaitable[None]]
+DOOR = "door"  # the first line of a conversation; then one JSON message a line until EOF
+DOOR_IDLE_S = 60.0  # between two lines of a conversation (an upload's segments come fast)
 
 
 class ControlRefused(NekoniError):
@@ -50,10 +56,12 @@ class ControlServer:
     """Accepts ``press`` / ``long_press`` lines from the box's owner."""
 
     def __init__(self, path: Path, handlers: dict[str, Callable[[], Awaitable[None]]],
-                 requests: Requests | None = None) -> None:
+                 requests: Requests | None = None,
+                 conversation: Conversation | None = None) -> None:
         self.path = path
         self._handlers = handlers
         self._requests = requests
+        self._conversation = conversation
         self._server: asyncio.AbstractServer | None = None
 
     async def start(self) -> None:
@@ -78,6 +86,9 @@ class ControlServer:
                 writer.write(json.dumps(replies).encode() + b"\n")
                 return
             command = raw.decode("ascii", "replace").strip()
+            if command == DOOR and self._conversation is not None:
+                await self._converse(reader, writer)
+                return
             handler = self._handlers.get(command)
             if handler is None:
                 writer.write(f"error: commands are {', '.join(COMMANDS)}\n".encode())
@@ -88,6 +99,26 @@ class ControlServer:
             pass
         finally:
             writer.close()
+
+    async def _converse(self, reader: asyncio.StreamReader,
+                        writer: asyncio.StreamWriter) -> None:
+        """One door for the whole connection: each line a message, each reply a line as it
+        is made; at the client's EOF, what the messages started is waited for."""
+        assert self._conversation is not None  # noqa: S101 - checked by the caller
+
+        def reply(message: dict[str, Any]) -> None:
+            writer.write(json.dumps(message).encode() + b"\n")
+
+        async def messages() -> AsyncIterator[dict[str, Any]]:
+            while raw := await asyncio.wait_for(reader.readline(), DOOR_IDLE_S):
+                try:
+                    yield decode(raw)
+                except BadMessage as exc:
+                    reply(exc.reply())
+                await writer.drain()
+
+        await self._conversation(messages(), reply)
+        await writer.drain()
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -128,3 +159,46 @@ async def send_request(path: Path, message: dict[str, Any]) -> list[dict[str, An
     finally:
         writer.close()
         await writer.wait_closed()
+
+
+class ControlDoor:
+    """The client's end of a conversation with the running daemon (``DOOR``)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    @classmethod
+    async def open(cls, path: Path) -> ControlDoor:
+        """Raises one of ``NO_DAEMON`` when no daemon serves ``path``."""
+        reader, writer = await asyncio.open_unix_connection(str(path), limit=2**24)
+        writer.write(DOOR.encode("ascii") + b"\n")
+        return cls(reader, writer)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self._writer.write(json.dumps(message).encode() + b"\n")
+        await self._writer.drain()
+
+    async def done_sending(self) -> None:
+        """No more messages: the daemon finishes what they started, then closes."""
+        self._writer.write_eof()
+        await self._writer.drain()
+
+    async def reply(self) -> dict[str, Any] | None:
+        """The next reply, or None once the daemon has finished and closed."""
+        line = await self._reader.readline()
+        if not line:
+            return None
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            said = line.decode("utf-8", "replace").strip().removeprefix("error: ")
+            raise ControlRefused(f"the running box refused the conversation: {said}")
+        return message
+
+    async def close(self) -> None:
+        self._writer.close()
+        with contextlib.suppress(ConnectionError):
+            await self._writer.wait_closed()

@@ -45,3 +45,33 @@ async def test_skills_cron_and_docs_through_the_daemon(daemon: Daemon, settings:
     assert (await run(capsys, settings, "docs", "delete", "nope")) == (1, "not found")
     assert daemon.db is not None
     assert await daemon.db.execute_sql("SELECT COUNT(*) FROM skills") == [(0,)]
+
+
+async def test_ingest_goes_through_the_daemon(daemon: Daemon, settings: Any, capsys: Any,
+                                              tmp_path: Any) -> None:
+    """``ingest`` wrote the database from a second process while the daemon ran; now each
+    file is uploaded to the running daemon as a phone does, and the daemon stores it."""
+    assert daemon.chat is not None
+    assert daemon.chat.knowledge is not None
+    kb = daemon.chat.knowledge
+    stored_by_the_daemon: list[str] = []
+    ingest = kb.ingest
+
+    async def recorded(filename: str, *args: Any, **kwargs: Any) -> Any:
+        stored_by_the_daemon.append(filename)
+        return await ingest(filename, *args, **kwargs)
+
+    kb.ingest = recorded  # type: ignore[method-assign]
+    doc = tmp_path / "boiler.txt"
+    doc.write_text("The boiler is serviced every October by Acme Heating.")
+    bad = tmp_path / "photo.bin"
+    bad.write_bytes(b"\x00\x01\x02 binary")
+    code = await cli.main(["ingest", str(doc), str(bad), "--data-dir", str(settings.data_dir)])
+    out = capsys.readouterr()
+    assert code == 1  # the binary file was refused by the daemon's handler, and said so
+    assert "the box's handlers run here" not in out.err
+    assert "photo.bin: looks like a binary file" in out.err
+    assert "1 of 2 documents ingested" in out.err
+    assert "1/1 chunks" in out.err  # the ingest's progress, from the daemon
+    assert stored_by_the_daemon == ["boiler.txt", "photo.bin"]  # its one writer did it
+    assert [d.source for d in await kb.store.documents()] == ["boiler.txt"]
