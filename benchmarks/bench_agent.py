@@ -32,6 +32,7 @@ from benchmarks.household_set import (
     FRESH3,
     FRESH4,
     FRESH5,
+    FRESH6,
     INJECTIONS,
     KINDS,
     Turn,
@@ -313,7 +314,8 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true",
                         help="the calibration half's retrieval and decisions, turn by turn")
     parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh",
-                                           "fresh2", "fresh3", "fresh4", "fresh5", "unseen"),
+                                           "fresh2", "fresh3", "fresh4", "fresh5", "fresh6",
+                                           "unseen"),
                         default="all",
                         help="unseen: the held-out half and the newest fresh set")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
@@ -328,9 +330,10 @@ def main() -> None:
         return
     calibration, held_out = split()
     halves = {"calibration": calibration, "held-out": held_out, "fresh": FRESH,
-              "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5}
+              "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5,
+              "fresh6": FRESH6}
     if args.half == "unseen":
-        halves = {"held-out": held_out, "fresh5": FRESH5}
+        halves = {"held-out": held_out, "fresh6": FRESH6}
     elif args.half != "all":
         halves = {args.half: halves[args.half]}
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
