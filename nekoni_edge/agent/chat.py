@@ -293,9 +293,13 @@ class ChatService:
                 # The sentence is picked by the turn's own words: a follow-up's subject found
                 # the document, its question picks within it.
                 evidence = await self._evidence(content, vector or query_vector, shown)
-            if evidence is None and not routes and asks and (
-                    (household and not shown) or missing
-                    or (shown and trust.specific(content))):
+            decline = evidence is None and not routes and asks and (
+                (household and not shown) or missing or (shown and trust.specific(content)))
+            if decline and household is None and trust.general_form(content):
+                # About things in general, and no document answers it: the model's, without
+                # the notes that do not ("how long do hamsters live?" is not about Nibbles).
+                decline, shown, household = False, [], False
+            if decline:
                 # A question about the household that no document answers: said plainly,
                 # with no model call that could invent a value.
                 extra = trust.DONT_KNOW

@@ -142,6 +142,19 @@ def about_household(question: str) -> bool | None:
     return None
 
 
+_DETERMINERS = frozenset("the this that these those".split())
+
+
+def general_form(question: str) -> bool:
+    """Asked about things in general ("how long do hamsters live?", "what does a filling loop
+    do?"): no first person, no 'the', no possessive and no name. Such a question that no
+    document answers is the model's, not a refusal."""
+    text = question.strip()
+    if set(words(text)) & (_FIRST_PERSON | _DETERMINERS) or re.search(r"['’]s\b", text):
+        return False
+    return not re.search(r"(?<!^)\b[A-Z][a-z]+", text)
+
+
 def without_instructions(text: str) -> str:
     """A document's text less its sentences that instruct the assistant."""
     kept = [s for s in sentences(text) if not _INSTRUCTION.search(s)
@@ -275,6 +288,16 @@ _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|ha
 
 
 _MEASURES = frozenset({"mileage", "size"})
+# A measure is also said by its unit ("due at 60,200 miles" gives a mileage).
+_MEASURE_UNITS = {"mileage": frozenset({"mile", "miles"})}
+_DURATION = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                       r"few|several|half an?)\s*-?\s*(years?|months?|weeks?|days?|hours?|hrs?|"
+                       r"minutes?|mins?|seconds?|nights?)\b|\buntil\b|\bovernight\b", re.I)
+# "last month's book" is not "this month's book": a period named with another qualifier.
+_PERIOD = re.compile(r"\b(last|next|this|previous|coming|following|current)\s+(week|month|"
+                     r"year|weekend|term|season|time)\b", re.I)
+_SAME_QUALIFIER = {"previous": "last", "coming": "next", "following": "next",
+                   "current": "this"}
 _IDENTIFIERS = frozenset({"number", "code", "pin", "password"}) | _MEASURES
 _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
@@ -294,7 +317,9 @@ _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged"
 _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
                        re.IGNORECASE)
 # "Maya's best friend", "Leo's birthday": what the question is about, at its end.
-_POSSESSED = re.compile(r"\b\w+(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$")
+# "what's", "it's" and the like are "… is", never a possession.
+_POSSESSED = re.compile(r"\b(?!(?:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
+                        r"\w+(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$", re.IGNORECASE)
 # Where a possessed phrase's head ends: "key worker at nursery" is about a worker.
 _PREPOSITIONS = frozenset("at in on for of with from to by".split())
 
@@ -319,6 +344,8 @@ def missing_subject(question: str, document: str) -> bool:
     wanted = [fold(w) for w in words(phrase) if w not in STOPWORDS and not w.isdigit()]
     if not wanted or wanted[-1] in _GENERIC_HEADS:
         return False  # "the babysitter's name": what kind of answer, not a subject
+    if found is not None and len(wanted) == 1 and wanted[0].endswith("ing"):
+        return False  # "what's Maya reading for book club": "Maya is", not a possession
     return wanted[-1][:STEM] not in stems(document)
 
 
@@ -331,13 +358,24 @@ def specific(question: str) -> bool:
         "what time", "what day", "what temperature", *_SIZE_QUESTIONS))
 
 
-def can_answer(question: str, sentence: str) -> bool:
+def _periods(text: str) -> dict[str, str]:
+    return {m.group(2).lower(): _SAME_QUALIFIER.get(m.group(1).lower(), m.group(1).lower())
+            for m in _PERIOD.finditer(text)}
+
+
+def can_answer(question: str, sentence: str, context: str = "") -> bool:
     """Whether a sentence has the kind of thing the question asks for: a clock time for
     'what time', a time for 'when', money for a cost, a number for 'how much' or a
     'number'/'code', a name for 'who' or a 'name'. (A document about the van does not hold
-    its mileage just because it is about the van.)"""
+    its mileage just because it is about the van.) ``context``: what establishes the
+    sentence's subject (its document's name and first sentence: "the next is due at 60,200"
+    is the Skoda's)."""
     q = question.strip().lower()
     asked = set(words(q))
+    said_periods = _periods(sentence)
+    if any(said_periods.get(period, qualifier) != qualifier
+           for period, qualifier in _periods(q).items()):
+        return False  # asked for last month's, the sentence is about this month's
     identifiers = asked & _IDENTIFIERS
     if identifiers:
         # An identifier or a measure: a value of its own, in a sentence holding every other
@@ -347,9 +385,10 @@ def can_answer(question: str, sentence: str) -> bool:
             return False
         said = stems(sentence)
         others = _plain_stems(question) - {w[:STEM] for w in identifiers}
-        if not others <= said:
+        if not others <= said | stems(context):
             return False
-        named = bool({w[:STEM] for w in identifiers} & said)
+        named = bool({w[:STEM] for w in identifiers} & said) or any(
+            set(words(sentence)) & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
         if identifiers & _MEASURES:
             return named  # a measure is said with its name ("a mileage of"), not a code
         return named or any(_CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
@@ -371,7 +410,9 @@ def can_answer(question: str, sentence: str) -> bool:
         return bool(_SIZE.search(sentence))
     if q.startswith(("how much", "how many", "what temperature")):
         return bool(_AMOUNT.search(sentence))
-    if q.startswith(("how long", "how often")):
+    if q.startswith("how long"):
+        return bool(_DURATION.search(sentence))  # a length of time, not a day of the week
+    if q.startswith("how often"):
         return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
     if q.startswith(("who", "whose")) or "name" in asked:
         # A name: a capitalised word that is not a day or a month.
@@ -388,8 +429,9 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         r"(?<!^)\b[A-Z][a-z]+", question.strip())}
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
+    context = f"{_title(source)} {candidates[0] if candidates else ''}"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
-        if not can_answer(question, sentence) or not content_words(sentence) - \
+        if not can_answer(question, sentence, context) or not content_words(sentence) - \
                 content_words(question):
             continue
         score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(sentence))

@@ -233,3 +233,48 @@ def test_an_address_and_a_time_of_year_are_kinds_too() -> None:
     assert not trust.can_answer("What's the Okafors' address?", "On Thursdays the Okafors drive.")
     assert trust.can_answer("What's the Okafors' address?", "The Okafors live at 3 Mill Road.")
     assert trust.can_answer("What time of year is the heater used?", "From November to March.")
+
+
+def test_a_measure_is_said_by_its_unit_and_the_subject_by_the_documents_opening() -> None:
+    """"At what mileage is the Skoda's next service due?" was refused: the sentence with the
+    number ("the next is due at 60,200") names neither the Skoda nor a mileage."""
+    question = "At what mileage is the Skoda's next service due?"
+    doc = ["The Skoda Octavia is serviced by Halden Motors every 12,000 miles.",
+           "The last service was at 48,200 miles, so the next is due at 60,200."]
+    assert trust.can_answer(question, doc[1], f"skoda service {doc[0]}")
+    assert not trust.can_answer(question, "So the next is due at 60,200.")  # no unit, no name
+    evidence = trust.pick_evidence(question, doc, [0.5, 0.5], "skoda_service.txt")
+    assert evidence is not None
+    assert "60,200" in evidence.told
+
+
+def test_last_months_is_not_this_months() -> None:
+    sentence = "This month's book is The Salt Path."
+    assert not trust.can_answer("What was last month's book at book club?", sentence)
+    assert trust.can_answer("What is this month's book?", sentence)
+    assert trust.can_answer("What is the current month's book?", sentence)
+
+
+def test_how_long_wants_a_length_of_time() -> None:
+    assert not trust.can_answer("How long do hamsters live?",
+                                "She gets fresh vegetables on Saturdays.")
+    assert trust.can_answer("How long does the lasagne bake?", "Bake it for 40 minutes.")
+    assert trust.can_answer("How long is the drive?", "It takes about an hour.")
+
+
+def test_whats_someone_doing_is_not_a_possession() -> None:
+    doc = "Maya's book club meets at Priya's house. This month's book is The Salt Path."
+    assert not trust.missing_subject("What's Maya reading for book club?", doc)
+    assert trust.missing_subject("What is Maya's favourite colour?", doc)
+
+
+@pytest.mark.parametrize(("text", "general"), [
+    ("How long do hamsters live?", True),
+    ("What does a boiler filling loop do?", True),
+    ("How long does the hamster live?", False),
+    ("How old is Nibbles?", False),
+    ("What's our council tax reference?", False),
+    ("When is Ben's eye test?", False),
+])
+def test_a_question_about_things_in_general(text: str, general: bool) -> None:
+    assert trust.general_form(text) is general
