@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -456,6 +456,21 @@ async def _request(args: argparse.Namespace) -> int:
     return 2 if _refused(replies) is not None else 0
 
 
+async def _change_or_list(settings: Settings, change: dict[str, Any] | None,
+                          changed: tuple[str, str], listing: str, field: str,
+                          show: Callable[[dict[str, Any]], None]) -> int:
+    """``change`` (its reply's type and the flag saying it was done, printed as the flag's
+    name or "not found"), or, with none, the ``listing`` request's ``field``, each shown."""
+    replies = await _at_the_box(settings, change or {"type": listing})
+    kind, flag = changed
+    code = _said(replies, kind if change is not None else "", flag, flag)
+    if code is not None:
+        return code
+    for item in _reply(replies, f"{listing}_response")[field]:
+        show(item)
+    return 0
+
+
 async def _devices(args: argparse.Namespace) -> int:
     from nekoni_edge.protocol.canonical import is_valid_public_key  # noqa: PLC0415
     from nekoni_edge.store.database import Database  # noqa: PLC0415
@@ -469,16 +484,11 @@ async def _devices(args: argparse.Namespace) -> int:
             added = await db.approve_device(args.pub_key, args.name)
         print("approved" if added else "already approved")
         return 0
-    message = {"type": "device_list"} if args.action == "list" else \
-        {"type": "device_remove", "mobilePubKey": args.pub_key}
-    replies = await _at_the_box(settings, message)
-    code = _said(replies, "device_remove_response" if args.action == "remove" else "",
-                 "removed", "removed")
-    if code is not None:
-        return code
-    for d in _reply(replies, "device_list_response")["devices"]:
-        _print_device(d["mobilePubKey"], d["name"], d["lastSeen"])
-    return 0
+    remove = {"type": "device_remove", "mobilePubKey": args.pub_key} \
+        if args.action == "remove" else None
+    return await _change_or_list(
+        settings, remove, ("device_remove_response", "removed"), "device_list", "devices",
+        lambda d: _print_device(d["mobilePubKey"], d["name"], d["lastSeen"]))
 
 
 def _print_device(pub_key: str, name: str, last_seen: int | None) -> None:
@@ -713,17 +723,10 @@ def _read_document(path: Path, limit: int) -> bytes:
 
 
 async def _docs(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    message = {"type": "rag_delete", "docId": args.doc_id} if args.action == "delete" else \
-        {"type": "rag_list"}
-    replies = await _at_the_box(settings, message)
-    code = _said(replies, "rag_delete_response" if args.action == "delete" else "",
-                 "deleted", "deleted")
-    if code is not None:
-        return code
-    for d in _reply(replies, "rag_list_response")["documents"]:
-        print(f"{d['doc_id']}  {d['chunks']:>5} chunks  {d['source']}")
-    return 0
+    delete = {"type": "rag_delete", "docId": args.doc_id} if args.action == "delete" else None
+    return await _change_or_list(
+        _settings(args), delete, ("rag_delete_response", "deleted"), "rag_list", "documents",
+        lambda d: print(f"{d['doc_id']}  {d['chunks']:>5} chunks  {d['source']}"))
 
 
 async def _ask(args: argparse.Namespace) -> int:

@@ -220,6 +220,16 @@ def test_a_bad_tls_fingerprint_is_refused_in_words() -> None:
     assert "not a SHA-256 fingerprint" in bad.stderr
 
 
+async def a_paired_phone(data_dir: Path) -> str:
+    """A box's data dir with one paired phone; its key."""
+    from nekoni_edge.store.database import Database
+
+    key = "k" * 43
+    async with await Database.open(data_dir / "nekoni.db") as db:
+        await db.approve_device(key, "phone")
+    return key
+
+
 async def test_a_refusal_by_the_running_box_is_reported_not_worked_around(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -228,11 +238,8 @@ async def test_a_refusal_by_the_running_box_is_reported_not_worked_around(
     import asyncio
 
     from nekoni_edge import cli
-    from nekoni_edge.store.database import Database
 
-    key = "k" * 43
-    async with await Database.open(tmp_path / "nekoni.db") as db:
-        await db.approve_device(key, "phone")
+    key = await a_paired_phone(tmp_path)
 
     async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(b"error: not allowed\n")
@@ -248,6 +255,8 @@ async def test_a_refusal_by_the_running_box_is_reported_not_worked_around(
     assert code == 1
     err = capsys.readouterr().err
     assert "the running box refused the request: not allowed" in err
+    from nekoni_edge.store.database import Database
+
     async with await Database.open(tmp_path / "nekoni.db") as db:
         assert await db.is_approved(key)
 
@@ -257,11 +266,8 @@ async def test_without_a_daemon_the_same_handlers_answer(
 ) -> None:
     """No daemon: the command runs the box's own handlers here, not a second implementation."""
     from nekoni_edge import cli
-    from nekoni_edge.store.database import Database
 
-    key = "k" * 43
-    async with await Database.open(tmp_path / "nekoni.db") as db:
-        await db.approve_device(key, "phone")
+    key = await a_paired_phone(tmp_path)
     assert await cli.main(["devices", "remove", key, "--data-dir", str(tmp_path)]) == 0
     out = capsys.readouterr()
     assert out.out.strip() == "removed"
@@ -277,11 +283,8 @@ async def test_any_message_reaches_the_box_from_the_command_line(
     import json
 
     from nekoni_edge import cli
-    from nekoni_edge.store.database import Database
 
-    key = "k" * 43
-    async with await Database.open(tmp_path / "nekoni.db") as db:
-        await db.approve_device(key, "phone")
+    key = await a_paired_phone(tmp_path)
     message = json.dumps({"type": "device_rename", "mobilePubKey": key, "name": "Tablet"})
     assert await cli.main(["request", message, "--data-dir", str(tmp_path)]) == 0
     [reply] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -129,6 +129,18 @@ class ControlServer:
             self.path.unlink()
 
 
+def _answer(line: bytes, kind: type, what: str) -> Any:
+    """A line the daemon wrote: JSON of ``kind``, or its refusal in words (raised)."""
+    try:
+        answer = json.loads(line)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, kind):
+        said = line.decode("utf-8", "replace").strip().removeprefix("error: ")
+        raise ControlRefused(f"the running box refused the {what}: {said or 'no answer'}")
+    return answer
+
+
 async def send_command(path: Path, command: str) -> str:
     """Send one command to a running daemon; return its answer line."""
     reader, writer = await asyncio.open_unix_connection(str(path))
@@ -147,14 +159,7 @@ async def send_request(path: Path, message: dict[str, Any]) -> list[dict[str, An
     try:
         writer.write(json.dumps(message).encode() + b"\n")
         await writer.drain()
-        line = await reader.readline()
-        try:
-            replies = json.loads(line)
-        except ValueError:
-            replies = None
-        if not isinstance(replies, list):
-            said = line.decode("utf-8", "replace").strip().removeprefix("error: ")
-            raise ControlRefused(f"the running box refused the request: {said or 'no answer'}")
+        replies: list[dict[str, Any]] = _answer(await reader.readline(), list, "request")
         return replies
     finally:
         writer.close()
@@ -189,13 +194,7 @@ class ControlDoor:
         line = await self._reader.readline()
         if not line:
             return None
-        try:
-            message = json.loads(line)
-        except ValueError:
-            message = None
-        if not isinstance(message, dict):
-            said = line.decode("utf-8", "replace").strip().removeprefix("error: ")
-            raise ControlRefused(f"the running box refused the conversation: {said}")
+        message: dict[str, Any] = _answer(line, dict, "conversation")
         return message
 
     async def close(self) -> None:
