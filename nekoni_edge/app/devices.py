@@ -80,4 +80,4 @@ def pair_code(ctx: Context, message: m.PairCode) -> m.PairCodeResponse | dict[st
     """What ``nekoni-edge qr`` prints and the box's page draws (public: mDNS tells the same)."""
     if ctx.box.pair_code is None:
         return m.error_reply("NOT_AVAILABLE", "this box is not serving, so no app can pair")
-    return m.PairCodeResponse(message.app, ctx.box.pair_code(message.app))
+    return m.PairCodeResponse(message.app, ctx.box.pair_code(message.app, message.address))

@@ -42,7 +42,7 @@ class Box:
     # half of ``devices.revoke``, the one way a key stops being trusted); returns how many.
     disconnect: Callable[[str], Awaitable[int]]
     # The pairing QR code's text for nekoni's web or mobile app (None: the box serves no LAN).
-    pair_code: Callable[[str], str] | None = None
+    pair_code: Callable[[str, str | None], str] | None = None
     policy: Policy = field(default_factory=Policy)  # who may do what, on its clock
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import typing
@@ -132,13 +133,20 @@ class PairCode:
     TYPE: ClassVar[str] = "pair_code"
 
     app: str
+    address: str | None = None  # the box's address the code names (default: its LAN one)
 
     @classmethod
     def from_wire(cls, obj: dict[str, Any]) -> PairCode:
         app = obj.get("app", "mobile")
         if app not in ("web", "mobile"):
             raise BadMessage("BAD_FIELD", "app must be 'web' or 'mobile'")
-        return cls(app)
+        address = obj.get("address")
+        if address is not None:
+            try:
+                address = str(ipaddress.ip_address(_string(obj, "address", 64)))
+            except ValueError as exc:
+                raise BadMessage("BAD_FIELD", "address must be an IP address") from exc
+        return cls(app, address)
 
 
 @dataclass(frozen=True, slots=True)

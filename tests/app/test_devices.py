@@ -39,3 +39,20 @@ async def test_device_rename(box: Box) -> None:
                 {"mobilePubKey": KEY}, {"name": "n"}):
         [refused] = await local.request(box, {"type": "device_rename", **bad})
         assert (refused["type"], refused["code"]) == ("error", "BAD_FIELD")
+
+
+async def test_the_pairing_code_names_the_address_asked_for(box: Box) -> None:
+    asked: list[tuple[str, str | None]] = []
+
+    def code(app: str, address: str | None) -> str:
+        asked.append((app, address))
+        return f"{app}@{address}"
+
+    box.pair_code = code
+    [reply] = await local.request(box, {"type": "pair_code", "app": "web",
+                                        "address": "192.168.1.20"})
+    assert reply == {"type": "pair_code_response", "app": "web", "text": "web@192.168.1.20"}
+    [default] = await local.request(box, {"type": "pair_code"})
+    assert default["text"] == "mobile@None"
+    [refused] = await local.request(box, {"type": "pair_code", "address": "evil.example"})
+    assert (refused["type"], refused["code"]) == ("error", "BAD_FIELD")
