@@ -298,6 +298,7 @@ _PERIOD = re.compile(r"\b(last|next|this|previous|coming|following|current)\s+(w
                      r"year|weekend|term|season|time)\b", re.I)
 _SAME_QUALIFIER = {"previous": "last", "coming": "next", "following": "next",
                    "current": "this"}
+_KEPT_SOMEWHERE = frozenset({"code", "pin", "password"})  # a secret may be told by where it is
 _IDENTIFIERS = frozenset({"number", "code", "pin", "password"}) | _MEASURES
 _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
@@ -381,6 +382,9 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         # An identifier or a measure: a value of its own, in a sentence holding every other
         # word of the question ("policy" for "the policy number", but "national" too for
         # "my national insurance number"), and code-like unless the sentence names it.
+        secret = identifiers & _KEPT_SOMEWHERE
+        if secret and {w[:STEM] for w in secret} & stems(sentence) and _PLACE.search(sentence):
+            return True  # "the password is on the card stuck to the fridge": where it is kept
         if not numbers(sentence) - numbers(question):
             return False
         said = stems(sentence)

@@ -278,3 +278,12 @@ def test_whats_someone_doing_is_not_a_possession() -> None:
 ])
 def test_a_question_about_things_in_general(text: str, general: bool) -> None:
     assert trust.general_form(text) is general
+
+
+def test_a_secret_is_answered_by_where_it_is_kept() -> None:
+    sentence = ("The Wi-Fi network is called Badger Sett and the password is on the card stuck "
+                "to the fridge.")
+    assert trust.can_answer("What's the internet password?", sentence)
+    assert not trust.can_answer("What's the internet password?", "The guest network is "
+                                "Badger Guest.")
+    assert not trust.can_answer("What is the alarm code?", "The alarm panel is in the hall.")
