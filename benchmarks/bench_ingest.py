@@ -49,13 +49,12 @@ async def child(mib: float, fold: bool) -> dict[str, float]:
     from nekoni_edge.rag.embed import Embedder
     from nekoni_edge.rag.knowledge import KnowledgeBase
     from nekoni_edge.store.database import Database
-    from nekoni_edge.store.knowledge import KnowledgeStore
 
     data = household_text(mib).encode("utf-8")
     with tempfile.TemporaryDirectory() as tmp:
         db = await Database.open(Path(tmp) / "box.db")
         embedder = await Embedder.open(2, fold_weights=fold)
-        kb = KnowledgeBase(embedder, KnowledgeStore(db))
+        kb = KnowledgeBase(embedder, db)
         await embedder.embed(["warm up the model once"])
         await asyncio.to_thread(return_freed_memory)
         await asyncio.to_thread(Path("/proc/self/clear_refs").write_text, "5")  # VmHWM from here

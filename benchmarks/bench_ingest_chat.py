@@ -45,7 +45,6 @@ async def run(turns: int, mib: float) -> None:
     from nekoni_edge.rag.embed import Embedder
     from nekoni_edge.rag.knowledge import KnowledgeBase
     from nekoni_edge.store.database import Database
-    from nekoni_edge.store.knowledge import KnowledgeStore
 
     questions = list(KNOWLEDGE)
     provider = await LlamaProvider.load(default_gguf(), n_threads=THREADS, n_ctx=2048,
@@ -54,7 +53,7 @@ async def run(turns: int, mib: float) -> None:
     rows: list[tuple[str, float, int]] = []
     with tempfile.TemporaryDirectory() as tmp:
         async with await Database.open(Path(tmp) / "box.db") as db:
-            knowledge = KnowledgeBase(embedder, KnowledgeStore(db))
+            knowledge = KnowledgeBase(embedder, db)
             for name, text in DOCUMENTS.items():
                 await knowledge.ingest(name, text.encode())
             tools = ToolRegistry()

@@ -110,7 +110,6 @@ async def box_search(size: int) -> dict[str, Any]:
     from nekoni_edge.rag.chunk import Chunk
     from nekoni_edge.store.connection import driver_module
     from nekoni_edge.store.database import Database
-    from nekoni_edge.store.knowledge import KnowledgeStore
 
     all_vectors, queries = household_vectors(100_000)
     vectors = all_vectors[:size]
@@ -120,7 +119,7 @@ async def box_search(size: int) -> dict[str, Any]:
                                      f"{driver_module().sqlite_version}"}
     with tempfile.TemporaryDirectory() as tmp:
         async with await Database.open(Path(tmp) / "bench.sqlite") as db:
-            store = KnowledgeStore(db)
+            store = db
             await store.begin("notes", "notes.txt", chunks=size, pages=None, size=0)
             for start in range(0, size, 5000):
                 await store.add_chunks(
@@ -167,7 +166,6 @@ async def ingest_pdf(pages: int) -> tuple[float, int]:
     from nekoni_edge.rag.embed import Embedder
     from nekoni_edge.rag.knowledge import KnowledgeBase
     from nekoni_edge.store.database import Database
-    from nekoni_edge.store.knowledge import KnowledgeStore
     from tests.pdf import make_pdf
 
     texts = notes(pages * 14, seed=2)
@@ -176,7 +174,7 @@ async def ingest_pdf(pages: int) -> tuple[float, int]:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             async with await Database.open(Path(tmp) / "kb.sqlite") as db:
-                kb = KnowledgeBase(embedder, KnowledgeStore(db))
+                kb = KnowledgeBase(embedder, db)
                 started = time.perf_counter()
                 result = await kb.ingest("manual.pdf", pdf)
                 return time.perf_counter() - started, result.chunks

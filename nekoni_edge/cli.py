@@ -558,7 +558,6 @@ class _KnowledgeSession:
         from nekoni_edge.rag.embed import Embedder  # noqa: PLC0415
         from nekoni_edge.rag.knowledge import KnowledgeBase  # noqa: PLC0415
         from nekoni_edge.store.database import Database  # noqa: PLC0415
-        from nekoni_edge.store.knowledge import KnowledgeStore  # noqa: PLC0415
 
         s = self.settings
         self.db = await Database.open(s.db_path)
@@ -568,7 +567,7 @@ class _KnowledgeSession:
         except BaseException:
             await self.db.close()
             raise
-        return KnowledgeBase(self.embedder, KnowledgeStore(self.db), top_k=s.rag_top_k,
+        return KnowledgeBase(self.embedder, self.db, top_k=s.rag_top_k,
                              min_score=s.rag_min_score)
 
     async def __aexit__(self, *exc: object) -> None:

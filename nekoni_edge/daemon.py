@@ -39,8 +39,7 @@ from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.sdnotify import Notifier
 from nekoni_edge.skills.scheduler import Scheduler, run_skill
 from nekoni_edge.store.database import Database, now_ms
-from nekoni_edge.store.knowledge import KnowledgeStore
-from nekoni_edge.store.skills import Skill, SkillStore
+from nekoni_edge.store.skills import Skill
 from nekoni_edge.traces import Tracer
 from nekoni_edge.transport.cors import cors
 from nekoni_edge.transport.ice import pin_host_addresses
@@ -140,7 +139,7 @@ class Daemon:
         try:
             # An ingest the box was stopped in (or lost power during) left an unpublished
             # document: no query ever saw it; it goes, and the owner adds the file again.
-            await KnowledgeStore(self.db).discard_unfinished()
+            await self.db.discard_unfinished()
             provider = await self._start_agent(self._scheduled)
             assert self.chat is not None  # noqa: S101 - set by _start_agent
             pin_host_addresses(s.ice_addresses)
@@ -274,7 +273,7 @@ class Daemon:
         if embedder is None:
             _LOGGER.error("knowledge base unavailable: %s", error)
             return None, error
-        return KnowledgeBase(embedder, KnowledgeStore(self.db), top_k=s.rag_top_k,
+        return KnowledgeBase(embedder, self.db, top_k=s.rag_top_k,
                              min_score=s.rag_min_score), None
 
     def _make_led(self) -> LedOutput:
@@ -487,7 +486,7 @@ class Daemon:
             tracer=Tracer(self.db, s.trace_ring_size),
         )
         if provider is not None and scheduled is not None:
-            self.scheduler = Scheduler(SkillStore(self.db), scheduled, clock_ms=now_ms,
+            self.scheduler = Scheduler(self.db, scheduled, clock_ms=now_ms,
                                        tick_s=s.cron_tick_s)
             self.scheduler.start()
         return provider

@@ -9,7 +9,6 @@ from typing import Any
 
 from nekoni_edge.app.registry import Box, Context, handles, require_trusted
 from nekoni_edge.protocol import messages as m
-from nekoni_edge.store.knowledge import KnowledgeStore
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -41,7 +40,7 @@ async def revoke(box: Box, pub_key: str, why: str) -> Revoked:
     closed = await box.disconnect(pub_key)
     documents = messages = 0
     if on_probation:
-        documents = await KnowledgeStore(box.db).delete_added_by(pub_key)
+        documents = await box.db.delete_added_by(pub_key)
         messages = await box.db.forget_device_sessions(pub_key)
     _LOGGER.warning(
         "device %s revoked (%s): %s; %d peer connection(s) closed%s", pub_key[:12], why,

@@ -12,7 +12,7 @@ from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.skills.scheduler import run_skill
-from nekoni_edge.store.skills import SkillError, SkillStore
+from nekoni_edge.store.skills import SkillError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -51,14 +51,14 @@ def _skill_replies(*, changes: bool) -> Callable[[SkillHandler], SkillHandler]:
 @handles(m.SkillList)
 @_skill_replies(changes=False)
 async def skill_list(ctx: Context, message: m.SkillList) -> dict[str, Any]:
-    skills = await SkillStore(ctx.box.db).skills()
+    skills = await ctx.box.db.skills()
     return {"type": "skill_list_response", "skills": [s.wire() for s in skills]}
 
 
 @handles(m.SkillCreate)
 @_skill_replies(changes=True)
 async def skill_create(ctx: Context, message: m.SkillCreate) -> dict[str, Any]:
-    skill = await SkillStore(ctx.box.db).create_skill(message.name, message.prompt,
+    skill = await ctx.box.db.create_skill(message.name, message.prompt,
                                                       message.description)
     return {"type": "skill_response", "skill": skill.wire()}
 
@@ -66,7 +66,7 @@ async def skill_create(ctx: Context, message: m.SkillCreate) -> dict[str, Any]:
 @handles(m.SkillUpdate)
 @_skill_replies(changes=True)
 async def skill_update(ctx: Context, message: m.SkillUpdate) -> dict[str, Any]:
-    skill = await SkillStore(ctx.box.db).update_skill(message.id, message.fields)
+    skill = await ctx.box.db.update_skill(message.id, message.fields)
     return {"type": "skill_response", "skill": skill.wire()}
 
 
@@ -74,7 +74,7 @@ async def skill_update(ctx: Context, message: m.SkillUpdate) -> dict[str, Any]:
 @_skill_replies(changes=True)
 async def skill_delete(ctx: Context, message: m.SkillDelete) -> dict[str, Any]:
     # nekoni's apps drop the skill from their list on this reply: an unknown id is an error.
-    if not await SkillStore(ctx.box.db).delete_skill(message.id):
+    if not await ctx.box.db.delete_skill(message.id):
         raise SkillError(f"no skill {str(message.id)[:64]!r}", not_found=True)
     return {"type": "skill_delete_response", "id": message.id}
 
@@ -84,7 +84,7 @@ async def skill_delete(ctx: Context, message: m.SkillDelete) -> dict[str, Any]:
 async def skill_run(ctx: Context, message: m.SkillRun) -> dict[str, Any]:
     # As nekoni's agent: nothing streams (its web app shows any ``chunk`` as a chat bubble);
     # the result comes whole in the reply, and the run is kept in the skill's session.
-    skill = await SkillStore(ctx.box.db).skill(message.id)
+    skill = await ctx.box.db.skill(message.id)
     async with aclosing(run_skill(ctx.box.chat, skill)) as stream:
         pieces = [piece async for piece in stream]
     return {"type": "skill_run_response", "id": skill.id, "result": "".join(pieces).strip()}
@@ -93,7 +93,7 @@ async def skill_run(ctx: Context, message: m.SkillRun) -> dict[str, Any]:
 @handles(m.CronList)
 @_skill_replies(changes=False)
 async def cron_list(ctx: Context, message: m.CronList) -> dict[str, Any]:
-    jobs = await SkillStore(ctx.box.db).jobs()
+    jobs = await ctx.box.db.jobs()
     if message.skill_id is not None:  # nekoni's optional filter
         jobs = [j for j in jobs if j.skill_id == message.skill_id]
     return {"type": "cron_list_response", "jobs": [j.wire() for j in jobs]}
@@ -102,7 +102,7 @@ async def cron_list(ctx: Context, message: m.CronList) -> dict[str, Any]:
 @handles(m.CronCreate)
 @_skill_replies(changes=True)
 async def cron_create(ctx: Context, message: m.CronCreate) -> dict[str, Any]:
-    job = await SkillStore(ctx.box.db).create_job(message.skill_id, message.cron_expression,
+    job = await ctx.box.db.create_job(message.skill_id, message.cron_expression,
                                                   message.enabled)
     return {"type": "cron_response", "job": job.wire()}
 
@@ -110,13 +110,13 @@ async def cron_create(ctx: Context, message: m.CronCreate) -> dict[str, Any]:
 @handles(m.CronUpdate)
 @_skill_replies(changes=True)
 async def cron_update(ctx: Context, message: m.CronUpdate) -> dict[str, Any]:
-    job = await SkillStore(ctx.box.db).update_job(message.id, message.fields)
+    job = await ctx.box.db.update_job(message.id, message.fields)
     return {"type": "cron_response", "job": job.wire()}
 
 
 @handles(m.CronDelete)
 @_skill_replies(changes=True)
 async def cron_delete(ctx: Context, message: m.CronDelete) -> dict[str, Any]:
-    if not await SkillStore(ctx.box.db).delete_job(message.id):
+    if not await ctx.box.db.delete_job(message.id):
         raise SkillError(f"no cron job {str(message.id)[:64]!r}", not_found=True)
     return {"type": "cron_delete_response", "id": message.id}

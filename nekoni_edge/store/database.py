@@ -1,5 +1,6 @@
 """The one SQLite file: its writer thread and its reader connection. Each table family's
-store is a module beside this one (devices, messages, knowledge, skills)."""
+store is a module beside this one (devices, messages, traces, knowledge, skills), one style:
+an ``Access`` mixin the ``Database`` is made of."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ from nekoni_edge.errors import StoreError
 from nekoni_edge.store.access import now_ms
 from nekoni_edge.store.connection import connect
 from nekoni_edge.store.devices import Device, Devices
+from nekoni_edge.store.knowledge import KnowledgeStore
 from nekoni_edge.store.messages import MessageLog, StoredMessage
 from nekoni_edge.store.migrations import migrate
+from nekoni_edge.store.skills import SkillStore
 from nekoni_edge.store.traces import TraceLog
 
 __all__ = ["Database", "Device", "StoredMessage", "now_ms"]
@@ -30,7 +33,7 @@ _LOGGER = logging.getLogger(__name__)
 ITER_CHUNK_SIZE = 64
 
 
-class Database(Devices, MessageLog, TraceLog):
+class Database(Devices, MessageLog, TraceLog, KnowledgeStore, SkillStore):
     """The box's database. Writes run under ``BEGIN IMMEDIATE``, one at a time, on the writer
     connection; reads run on their own connection, which (WAL) sees only committed data — a
     transaction still open on the writer is invisible to every reader."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from nekoni_edge.config import Settings
 from nekoni_edge.errors import NekoniError
-from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.store.access import Access, now_ms
 from nekoni_edge.words import search_terms
 
 _LOGGER = logging.getLogger(__name__)
@@ -144,11 +144,8 @@ def pack(vector: Sequence[float]) -> bytes:
     return struct.pack(f"<{DIMENSIONS}f", *vector)
 
 
-class KnowledgeStore:
+class KnowledgeStore(Access):
     """Typed access to the knowledge tables; every write is one transaction."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
 
     async def begin(self, doc_id: str, source: str, *, chunks: int, pages: int | None,
                     size: int, added_by: str | None = None) -> Document | None:
@@ -168,7 +165,7 @@ class KnowledgeStore:
                 (doc_id, source, chunks, pages, size, now_ms(), added_by))
             return None
 
-        return await self._db.write(begin)
+        return await self.write(begin)
 
     async def add_chunks(self, doc_id: str, chunks: Sequence[Chunk],
                          vectors: Sequence[Sequence[float] | bytes]) -> None:
@@ -178,7 +175,7 @@ class KnowledgeStore:
         rows = [(doc_id, chunk.index, chunk.page, chunk.text,
                  vector if isinstance(vector, bytes) else pack(vector))
                 for chunk, vector in zip(chunks, vectors, strict=True)]
-        await self._db.write(lambda conn: conn.executemany(
+        await self.write(lambda conn: conn.executemany(
             "INSERT INTO chunks (doc_id, idx, page, content, embedding) VALUES (?, ?, ?, ?, ?)",
             rows))
 
@@ -194,12 +191,12 @@ class KnowledgeStore:
             conn.execute("UPDATE documents SET complete = 1, chunks = (SELECT COUNT(*) FROM "
                          "chunks WHERE doc_id = ?1) WHERE doc_id = ?1", (doc_id,))
 
-        await self._db.write(publish)
+        await self.write(publish)
         _LOGGER.info("stored document %s", doc_id)
 
     async def discard(self, doc_id: str) -> None:
         """Remove an unpublished document and whatever of it was stored."""
-        await self._db.write(lambda conn: _discard(conn, doc_id))
+        await self.write(lambda conn: _discard(conn, doc_id))
 
     async def discard_unfinished(self) -> int:
         """At start: remove documents whose ingest never finished (the box was stopped or
@@ -209,7 +206,7 @@ class KnowledgeStore:
                 "SELECT doc_id FROM documents WHERE complete = 0").fetchall()]
             return sum(_discard(conn, doc_id) for doc_id in ids)
 
-        removed: int = await self._db.write(discard)
+        removed: int = await self.write(discard)
         if removed:
             _LOGGER.warning("removed %d document(s) whose ingest did not finish", removed)
         return removed
@@ -241,7 +238,7 @@ class KnowledgeStore:
 
     async def delete(self, doc_id: str) -> bool:
         """Remove a published document, its chunks and its vectors together."""
-        deleted = await self._db.write(lambda conn: _delete(conn, doc_id))
+        deleted = await self.write(lambda conn: _delete(conn, doc_id))
         if deleted:
             _LOGGER.info("deleted document %s", doc_id)
         return deleted
@@ -254,13 +251,13 @@ class KnowledgeStore:
                 "SELECT doc_id FROM documents WHERE added_by = ?", (pub_key,)).fetchall()]
             return sum(_delete(conn, doc_id) or _discard(conn, doc_id) for doc_id in ids)
 
-        deleted: int = await self._db.write(delete)
+        deleted: int = await self.write(delete)
         if deleted:
             _LOGGER.info("deleted %d document(s) added by %s", deleted, pub_key[:12])
         return deleted
 
     async def documents(self) -> list[Document]:
-        rows = await self._db.execute_sql(
+        rows = await self._fetchall(
             "SELECT doc_id, source, chunks, pages, added_by, created_at FROM documents "
             "WHERE complete = 1 ORDER BY created_at"
         )
@@ -282,12 +279,12 @@ class KnowledgeStore:
         params: list[Any] = [pack(vector), max(SHORTLIST, top_k)]
         if terms:
             params += [" OR ".join(f'"{t}"' for t in terms), LEXICAL_DEPTH]
-        rows = await self._db.execute_sql(_HYBRID if terms else _SEMANTIC, params)
+        rows = await self._fetchall(_HYBRID if terms else _SEMANTIC, params)
         return fuse(rows, top_k=top_k, min_score=min_score)
 
     async def search_exact(self, vector: Sequence[float], *, top_k: int = TOP_K) -> list[Hit]:
         """Every published chunk scored (the reference the shortlist is measured against)."""
-        rows = await self._db.execute_sql(
+        rows = await self._fetchall(
             "SELECT c.doc_id, d.source, c.idx, c.page, c.content, "
             "vec_distance_cosine(c.embedding, ?1) AS distance FROM chunks c "
             "JOIN documents d ON d.doc_id = c.doc_id WHERE d.complete = 1 "
@@ -295,13 +292,13 @@ class KnowledgeStore:
         return [Hit(r[0], r[1], r[2], r[3], r[4], 1.0 - float(r[5])) for r in rows]
 
     async def has_chunks(self) -> bool:
-        rows = await self._db.execute_sql("SELECT EXISTS (SELECT 1 FROM vec_bits)")
+        rows = await self._fetchall("SELECT EXISTS (SELECT 1 FROM vec_bits)")
         return bool(rows[0][0])
 
     async def counts(self) -> tuple[int, int, int]:
         """(documents, chunks, indexed vectors), counting everything stored, published or
         not: with no ingest running, equal chunk and vector counts mean no orphans."""
-        rows = await self._db.execute_sql(
+        rows = await self._fetchall(
             "SELECT (SELECT COUNT(*) FROM documents), (SELECT COUNT(*) FROM chunks), "
             "(SELECT COUNT(*) FROM vec_bits)"
         )

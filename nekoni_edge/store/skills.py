@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nekoni_edge.errors import NekoniError
-from nekoni_edge.store.database import Database, now_ms
+from nekoni_edge.store.access import Access, now_ms
 
 MAX_NAME = 100
 MAX_PROMPT = 4000
@@ -88,19 +88,16 @@ def _text(value: object, name: str, limit: int, *, required: bool = True) -> str
     return value.strip()
 
 
-class SkillStore:
+class SkillStore(Access):
     """CRUD for skills and cron jobs."""
 
-    def __init__(self, db: Database) -> None:
-        self._db = db
-
     async def skills(self) -> list[Skill]:
-        rows = await self._db.execute_sql(
+        rows = await self._fetchall(
             "SELECT id, name, description, prompt, created_at FROM skills ORDER BY created_at")
         return [Skill(*r) for r in rows]
 
     async def skill(self, skill_id: object) -> Skill:
-        rows = await self._db.execute_sql(
+        rows = await self._fetchall(
             "SELECT id, name, description, prompt, created_at FROM skills WHERE id = ?",
             (str(skill_id),))
         if not rows:
@@ -112,7 +109,7 @@ class SkillStore:
         skill = Skill(f"sk_{secrets.token_hex(6)}", _text(name, "name", MAX_NAME),
                       _text(description, "description", MAX_PROMPT, required=False),
                       _text(prompt, "prompt", MAX_PROMPT), now_ms())
-        await self._db.write(lambda conn: conn.execute(
+        await self.write(lambda conn: conn.execute(
             "INSERT INTO skills (id, name, description, prompt, created_at) VALUES (?, ?, ?, ?, ?)",
             (skill.id, skill.name, skill.description, skill.prompt, skill.created_at)))
         return skill
@@ -124,7 +121,7 @@ class SkillStore:
             else current.prompt
         description = _text(fields["description"], "description", MAX_PROMPT, required=False) \
             if "description" in fields else current.description
-        await self._db.write(lambda conn: conn.execute(
+        await self.write(lambda conn: conn.execute(
             "UPDATE skills SET name = ?, prompt = ?, description = ? WHERE id = ?",
             (name, prompt, description, current.id)))
         return await self.skill(current.id)
@@ -135,10 +132,10 @@ class SkillStore:
             return bool(conn.execute("DELETE FROM skills WHERE id = ?",
                                      (str(skill_id),)).rowcount == 1)
 
-        return await self._db.write(delete)
+        return await self.write(delete)
 
     async def jobs(self) -> list[CronJob]:
-        rows = await self._db.execute_sql(
+        rows = await self._fetchall(
             "SELECT id, skill_id, cron_expression, enabled, last_run, created_at FROM cron_jobs "
             "ORDER BY created_at")
         return [CronJob(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
@@ -156,7 +153,7 @@ class SkillStore:
             raise SkillError("enabled must be true or false")
         job = CronJob(f"cr_{secrets.token_hex(6)}", skill.id, check_cron(expression), enabled,
                       None, now if now is not None else now_ms())
-        await self._db.write(lambda conn: conn.execute(
+        await self.write(lambda conn: conn.execute(
             "INSERT INTO cron_jobs (id, skill_id, cron_expression, enabled, last_run, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?)",
             (job.id, job.skill_id, job.cron_expression, int(enabled), None, job.created_at)))
@@ -169,16 +166,16 @@ class SkillStore:
         enabled = fields.get("enabled", job.enabled)
         if not isinstance(enabled, bool):
             raise SkillError("enabled must be true or false")
-        await self._db.write(lambda conn: conn.execute(
+        await self.write(lambda conn: conn.execute(
             "UPDATE cron_jobs SET cron_expression = ?, enabled = ? WHERE id = ?",
             (expression, int(enabled), job.id)))
         return await self.job(job.id)
 
     async def delete_job(self, job_id: object) -> bool:
-        deleted: bool = await self._db.write(lambda conn: conn.execute(
+        deleted: bool = await self.write(lambda conn: conn.execute(
             "DELETE FROM cron_jobs WHERE id = ?", (str(job_id),)).rowcount == 1)
         return deleted
 
     async def mark_run(self, job_id: str, when_ms: int) -> None:
-        await self._db.write(lambda conn: conn.execute(
+        await self.write(lambda conn: conn.execute(
             "UPDATE cron_jobs SET last_run = ? WHERE id = ?", (when_ms, job_id)))

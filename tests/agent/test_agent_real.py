@@ -18,7 +18,6 @@ from nekoni_edge.agent.chat import TEMPLATE_TOKENS, ChatService, TurnStats
 from nekoni_edge.agent.tools import ToolRegistry
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.store.database import Database
-from nekoni_edge.store.knowledge import KnowledgeStore
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +36,7 @@ PROMPTS = [
 @pytest.fixture
 async def chat(tmp_path: Path, llama_provider: Any, embedder: Any) -> AsyncIterator[ChatService]:
     async with await Database.open(tmp_path / "db") as db:
-        knowledge = KnowledgeBase(embedder, KnowledgeStore(db))
+        knowledge = KnowledgeBase(embedder, db)
         for name, text in list(DOCUMENTS.items())[:12]:
             await knowledge.ingest(name, text.encode())
         tools = ToolRegistry()

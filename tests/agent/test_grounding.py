@@ -18,7 +18,6 @@ from nekoni_edge.agent.tools import ToolRegistry
 from nekoni_edge.llm.scripted import ScriptedProvider
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.store.database import Database
-from nekoni_edge.store.knowledge import KnowledgeStore
 
 DOCUMENTS = {
     "fusebox.txt": "The fuse box is in the cupboard under the stairs. The torch for power cuts "
@@ -36,7 +35,7 @@ DOCUMENTS = {
 @pytest.fixture
 async def box(tmp_path: Path, embedder: Any) -> AsyncIterator[tuple[Database, KnowledgeBase]]:
     db = await Database.open(tmp_path / "box.sqlite")
-    kb = KnowledgeBase(embedder, KnowledgeStore(db))
+    kb = KnowledgeBase(embedder, db)
     for name, text in DOCUMENTS.items():
         await kb.ingest(name, text.encode())
     yield db, kb

@@ -16,7 +16,6 @@ from nekoni_edge.llm.scripted import ScriptedProvider
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.store.database import Database
-from nekoni_edge.store.knowledge import KnowledgeStore
 from tests.agent.fakes import WordEmbedder
 
 
@@ -31,7 +30,7 @@ async def box(tmp_path: Path) -> AsyncIterator[Box]:
     async with await Database.open(tmp_path / "db") as db:
         embedder: Any = WordEmbedder()
         embedder.tokenizer = None
-        knowledge = KnowledgeBase(embedder, KnowledgeStore(db))
+        knowledge = KnowledgeBase(embedder, db)
         chat = ChatService(db, ScriptedProvider([["Hello", " there."]]), system_prompt="S",
                            context_messages=20, n_ctx=4096, max_tokens=16, knowledge=knowledge)
         box = Box(db, chat, revoke)

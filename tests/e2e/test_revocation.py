@@ -155,7 +155,6 @@ async def test_a_stranger_revoked_in_its_probation_leaves_nothing(daemon: Daemon
     revokes the stranger, and what it added goes with it (before, the document kept feeding
     the household's answers)."""
     from nekoni_edge.client.phone import PairingRefused
-    from nekoni_edge.store.knowledge import KnowledgeStore
 
     assert daemon.db is not None
     await send_command(daemon.settings.control_path, "press")
@@ -172,7 +171,7 @@ async def test_a_stranger_revoked_in_its_probation_leaves_nothing(daemon: Daemon
         phone.send({"type": "message", "sessionId": "s", "content": "Hello"})
         while (await phone.recv())["type"] != "message_end":
             pass
-        documents = await KnowledgeStore(daemon.db).documents()
+        documents = await daemon.db.documents()
         assert [d.added_by for d in documents] == [public_key_b64(stranger)]
         owner = PhoneClient(Ed25519PrivateKey.generate(), url(daemon))
         try:
@@ -182,7 +181,7 @@ async def test_a_stranger_revoked_in_its_probation_leaves_nothing(daemon: Daemon
             await owner.close()
         await asyncio.wait_for(phone.closed.wait(), CLOSE_DEADLINE_S)
     assert not await daemon.db.is_approved(public_key_b64(stranger))
-    assert await KnowledgeStore(daemon.db).documents() == []
+    assert await daemon.db.documents() == []
     assert await daemon.db.recent_messages("s", 10) == []
     kb = daemon.chat.knowledge if daemon.chat else None
     assert kb is not None
@@ -191,7 +190,6 @@ async def test_a_stranger_revoked_in_its_probation_leaves_nothing(daemon: Daemon
 
 async def test_a_trusted_device_revoked_keeps_the_households_documents(daemon: Daemon) -> None:
     """Past its probation a device is the household's: removing it keeps what it added."""
-    from nekoni_edge.store.knowledge import KnowledgeStore
 
     assert daemon.db is not None
     key = await approved(daemon, "old phone")
@@ -201,4 +199,4 @@ async def test_a_trusted_device_revoked_keeps_the_households_documents(daemon: D
     code = await cli.main(["devices", "remove", public_key_b64(key), "--data-dir",
                            str(daemon.settings.data_dir)])
     assert code == 0
-    assert [d.source for d in await KnowledgeStore(daemon.db).documents()] == ["bins.txt"]
+    assert [d.source for d in await daemon.db.documents()] == ["bins.txt"]

@@ -16,7 +16,7 @@ from nekoni_edge.rag.embed import Embedder
 from nekoni_edge.rag.extract import ExtractError
 from nekoni_edge.rag.knowledge import Ingested, KnowledgeBase, base_name
 from nekoni_edge.store.database import Database
-from nekoni_edge.store.knowledge import IngestInProgress, KnowledgeStore
+from nekoni_edge.store.knowledge import IngestInProgress
 from tests.pdf import make_pdf
 from tests.rag.corpus import DOCUMENTS, QUESTIONS
 
@@ -24,7 +24,7 @@ from tests.rag.corpus import DOCUMENTS, QUESTIONS
 @pytest.fixture
 async def kb(tmp_path: Path, embedder: Embedder) -> KnowledgeBase:
     db = await Database.open(tmp_path / "kb.sqlite")
-    yield KnowledgeBase(embedder, KnowledgeStore(db))
+    yield KnowledgeBase(embedder, db)
     await db.close()
 
 
@@ -122,10 +122,10 @@ async def test_both_indexes_stay_in_step_with_ingest_and_delete(kb: KnowledgeBas
     await kb.ingest("water.txt", DOCUMENTS["water.txt"].encode())
     # Deleted from the word index too: "fuse" finds nothing, and the index holds one document.
     assert [h.source for h in await kb.search("fuse box garage")] != ["fuse.txt"]
-    rows = await kb.store._db.execute_sql(
+    rows = await kb.store.execute_sql(
         "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'fuse'")
     assert rows[0][0] == 0
-    rows = await kb.store._db.execute_sql("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts "
+    rows = await kb.store.execute_sql("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts "
                                           "MATCH 'stopcock'")
     assert rows[0][0] == 1
 
@@ -236,14 +236,14 @@ async def test_an_ingest_failing_midway_leaves_nothing(kb: KnowledgeBase,
 
 async def test_an_unfinished_ingest_is_removed_at_the_next_start(tmp_path: Path) -> None:
     db = await Database.open(tmp_path / "box.db")
-    store = KnowledgeStore(db)
+    store = db
     await store.add("whole", "whole.txt", [Chunk(0, None, "kept")], [[1.0] + [0.0] * 383],
                     pages=None, size=4)
     assert await store.begin("cut", "cut.txt", chunks=2, pages=None, size=9) is None
     await store.add_chunks("cut", [Chunk(0, None, "half")], [[0.0, 1.0] + [0.0] * 382])
     await db.close()  # the box stops mid-ingest
     db = await Database.open(tmp_path / "box.db")
-    store = KnowledgeStore(db)
+    store = db
     assert await store.counts() == (2, 2, 1)
     assert await store.discard_unfinished() == 1
     assert await store.counts() == (1, 1, 1)

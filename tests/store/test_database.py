@@ -144,10 +144,9 @@ async def test_no_dirty_reads(tmp_path: Path) -> None:
     never existed. On the earlier store (one connection, a transaction held across awaits)
     the listing showed it; now the write runs on the writer thread and reads have their own
     connection."""
-    from nekoni_edge.store.knowledge import KnowledgeStore
 
     async with await Database.open(tmp_path / "db") as db:
-        store = KnowledgeStore(db)
+        store = db
         loop = asyncio.get_running_loop()
         inserted, listed = asyncio.Event(), threading.Event()
 
@@ -170,7 +169,7 @@ async def test_no_dirty_reads(tmp_path: Path) -> None:
 
 async def test_a_v4_file_keeps_its_documents_through_the_vector_move(tmp_path: Path) -> None:
     """Migration 5 moves the exact vectors beside their text and builds the 1-bit index."""
-    from nekoni_edge.store.knowledge import KnowledgeStore, pack
+    from nekoni_edge.store.knowledge import pack
     from nekoni_edge.store.migrations import MIGRATIONS
 
     path = tmp_path / "old.db"
@@ -187,7 +186,7 @@ async def test_a_v4_file_keeps_its_documents_through_the_vector_move(tmp_path: P
                      (i + 1, pack(vector)))
     conn.close()
     async with await Database.open(path) as db:
-        store = KnowledgeStore(db)
+        store = db
         assert await store.counts() == (1, 2, 2)
         [hit] = await store.search([0.0, 1.0] + [0.0] * 382, top_k=1)
         assert (hit.source, hit.content, round(hit.score, 4)) == ("old.txt", "text 1", 1.0)
@@ -196,7 +195,7 @@ async def test_a_v4_file_keeps_its_documents_through_the_vector_move(tmp_path: P
 
 async def test_a_v5_file_gets_its_published_chunks_into_the_word_index(tmp_path: Path) -> None:
     """Migration 6 indexes what an existing box already holds (published chunks only)."""
-    from nekoni_edge.store.knowledge import KnowledgeStore, pack
+    from nekoni_edge.store.knowledge import pack
     from nekoni_edge.store.migrations import MIGRATIONS
 
     path = tmp_path / "v5.db"
@@ -218,6 +217,6 @@ async def test_a_v5_file_gets_its_published_chunks_into_the_word_index(tmp_path:
         rows = await db.execute_sql("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH "
                                     "'stopcock'")
         assert len(rows) == 1
-        [hit] = await KnowledgeStore(db).search([0.0, 1.0] + [0.0] * 382, query="stopcock",
+        [hit] = await db.search([0.0, 1.0] + [0.0] * 382, query="stopcock",
                                                 min_score=0.9)
         assert (hit.source, hit.lexical) == ("done.txt", 1)
