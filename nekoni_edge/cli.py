@@ -472,17 +472,16 @@ async def _change_or_list(settings: Settings, change: dict[str, Any] | None,
 
 
 async def _devices(args: argparse.Namespace) -> int:
-    from nekoni_edge.protocol.canonical import is_valid_public_key  # noqa: PLC0415
-    from nekoni_edge.store.database import Database  # noqa: PLC0415
 
     settings = _settings(args)
-    if args.action == "add":  # the box's owner adds a key by hand: no message does this
-        if not is_valid_public_key(args.pub_key):
-            print("error: not a public key (base64url of 32 bytes)", file=sys.stderr)
+    if args.action == "add":  # the box's owner approves a key by hand, through the handlers
+        replies = await _at_the_box(settings, {"type": "device_add",
+                                               "mobilePubKey": args.pub_key, "name": args.name})
+        if (refusal := _refused(replies)) is not None:
+            print(f"error: {refusal}", file=sys.stderr)
             return 2
-        async with await Database.open(settings.db_path) as db:
-            added = await db.approve_device(args.pub_key, args.name)
-        print("approved" if added else "already approved")
+        print("approved" if _reply(replies, "device_add_response")["added"]
+              else "already approved")
         return 0
     remove = {"type": "device_remove", "mobilePubKey": args.pub_key} \
         if args.action == "remove" else None
@@ -546,33 +545,6 @@ async def _demo(args: argparse.Namespace) -> int:
             return 0 if answer.strip() else 1
         finally:
             await daemon.stop()
-
-
-class _KnowledgeSession:
-    """The database and knowledge base of the box, opened by a CLI command."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        self.settings = _settings(args)
-
-    async def __aenter__(self) -> Any:
-        from nekoni_edge.rag.embed import Embedder  # noqa: PLC0415
-        from nekoni_edge.rag.knowledge import KnowledgeBase  # noqa: PLC0415
-        from nekoni_edge.store.database import Database  # noqa: PLC0415
-
-        s = self.settings
-        self.db = await Database.open(s.db_path)
-        try:
-            self.embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights,
-                                                 s.cache_path)
-        except BaseException:
-            await self.db.close()
-            raise
-        return KnowledgeBase(self.embedder, self.db, top_k=s.rag_top_k,
-                             min_score=s.rag_min_score)
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.embedder.close()
-        await self.db.close()
 
 
 def _files(paths: Sequence[Path]) -> list[Path]:
@@ -729,14 +701,20 @@ async def _docs(args: argparse.Namespace) -> int:
 
 
 async def _ask(args: argparse.Namespace) -> int:
-    async with _KnowledgeSession(args) as kb:
-        hits = await kb.search(args.question, args.top_k)
+    settings = _settings(args)
+    replies = await _at_the_box(settings, {"type": "rag_search", "query": args.question,
+                                           "topK": args.top_k})
+    if (refusal := _refused(replies)) is not None:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
+    hits = _reply(replies, "rag_search_response")["hits"]
     if not hits:
-        print(f"nothing in the knowledge base scores above {kb.min_score}", file=sys.stderr)
+        print(f"nothing in the knowledge base scores above {settings.rag_min_score}",
+              file=sys.stderr)
         return 1
     for hit in hits:
-        where = f"{hit.source}" + (f" p.{hit.page}" if hit.page else "")
-        print(f"{hit.score:.3f}  [{where}]  {hit.content[:300]}")
+        where = f"{hit['source']}" + (f" p.{hit['page']}" if hit["page"] else "")
+        print(f"{hit['score']:.3f}  [{where}]  {hit['content'][:300]}")
     return 0
 
 
@@ -815,25 +793,27 @@ def _print_job(job_id: str, skill_id: str, expression: str, enabled: bool,
 
 
 async def _traces(args: argparse.Namespace) -> int:
-    from nekoni_edge.store.database import Database  # noqa: PLC0415
-    from nekoni_edge.traces import Tracer  # noqa: PLC0415
-
-    async with await Database.open(_settings(args).db_path) as db:
-        tracer = Tracer(db)
-        after = 0
-        while True:
-            rows = await tracer.recent(session_id=args.session, after_id=after,
-                                       limit=args.limit if not after else 1000)
-            for row_id, event in rows:
-                after = max(after, row_id)
-                stamp = time.strftime("%H:%M:%S", time.localtime(event.timestamp / 1000))
-                phase = event.data.get("phase", "")
-                extra = {k: v for k, v in event.data.items() if k != "phase"}
-                print(f"{stamp} {event.session_id[:20]:<20} {event.type:<11} {phase:<8} "
-                      f"{json.dumps(extra, ensure_ascii=False)[:120]}", flush=True)
-            if not args.follow:
-                return 0
-            await asyncio.sleep(0.5)
+    settings = _settings(args)
+    after = 0
+    while True:
+        request: dict[str, Any] = {"type": "trace_list", "afterId": after,
+                                   "limit": args.limit if not after else 1000}
+        if args.session:
+            request["sessionId"] = args.session
+        replies = await _at_the_box(settings, request)
+        if (refusal := _refused(replies)) is not None:
+            print(f"error: {refusal}", file=sys.stderr)
+            return 2
+        for event in _reply(replies, "trace_list_response")["events"]:
+            after = max(after, int(event["row"]))
+            stamp = time.strftime("%H:%M:%S", time.localtime(event["timestamp"] / 1000))
+            phase = event["data"].get("phase", "")
+            extra = {k: v for k, v in event["data"].items() if k != "phase"}
+            print(f"{stamp} {event['sessionId'][:20]:<20} {event['type']:<11} {phase:<8} "
+                  f"{json.dumps(extra, ensure_ascii=False)[:120]}", flush=True)
+        if not args.follow:
+            return 0
+        await asyncio.sleep(0.5)
 
 
 async def _config(args: argparse.Namespace) -> int:

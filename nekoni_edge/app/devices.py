@@ -8,9 +8,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from nekoni_edge.app.registry import Box, Context, handles, require_trusted
+from nekoni_edge.errors import NekoniError
 from nekoni_edge.protocol import messages as m
+from nekoni_edge.protocol.canonical import is_valid_public_key
 
 _LOGGER = logging.getLogger(__name__)
+
+
+class AtTheBoxOnly(NekoniError):
+    """A request only the box's owner may make at the box, or one it cannot take."""
+
+    def __init__(self, message: str, *, code: str = "FORBIDDEN") -> None:
+        super().__init__(message)
+        self.code = code
+
+    def reply(self) -> dict[str, Any]:
+        return m.error_reply(self.code, str(self))
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +78,20 @@ async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemove
     await require_trusted(ctx, "remove devices")
     revoked = await revoke(ctx.box, message.pub_key, f"removed by {ctx.label}")
     return m.DeviceRemoveResponse(revoked.was_paired, message.pub_key)
+
+
+@handles(m.DeviceAdd)
+async def device_add(ctx: Context, message: m.DeviceAdd) -> m.DeviceAddResponse:
+    """A key approved by hand at the box (``nekoni-edge devices add``); a phone pairs by the
+    button, never by this."""
+    if ctx.device_key is not None:
+        raise AtTheBoxOnly("devices are added by the button on the box, or at the box itself")
+    if not is_valid_public_key(message.pub_key):
+        raise AtTheBoxOnly("not a public key (base64url of 32 bytes)", code="BAD_FIELD")
+    added = await ctx.box.db.approve_device(message.pub_key, message.name)
+    _LOGGER.warning("%s: device %s %s by hand", ctx.label, message.pub_key[:12],
+                    "approved" if added else "was already approved")
+    return m.DeviceAddResponse(added, message.pub_key)
 
 
 @handles(m.DeviceRename)

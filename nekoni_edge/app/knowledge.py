@@ -105,3 +105,12 @@ async def rag_delete(ctx: Context, message: m.RagDelete) -> m.RagDeleteResponse:
         _LOGGER.info("%s: document %s deleted by %s", ctx.label, message.doc_id,
                      (ctx.device_key or "the box")[:12])
     return m.RagDeleteResponse(deleted, message.doc_id)
+
+
+@handles(m.RagSearch)
+async def rag_search(ctx: Context, message: m.RagSearch) -> m.RagSearchResponse:
+    """The chunks a query retrieves, with their scores (what a chat turn would be shown
+    from): ``nekoni-edge ask``."""
+    hits = await _knowledge(ctx).search(message.query, message.top_k)
+    return m.RagSearchResponse([m.RagSearchHit(h.source, h.page, h.score, h.content)
+                                for h in hits])

@@ -14,3 +14,16 @@ async def trace_subscription(ctx: Context, message: m.TraceSubscription) -> m.Tr
         if message.subscribe else 0
     ctx.set_tracing(message.subscribe, own_only_until=until)
     return m.TraceSubscribed(message.subscribe)
+
+
+@handles(m.TraceList)
+async def trace_list(ctx: Context, message: m.TraceList) -> m.TraceListResponse:
+    """Stored events, of the sessions the sender may read (the box's owner: all)."""
+    rows = await ctx.box.chat.tracer.recent(session_id=message.session_id,
+                                           after_id=message.after_id, limit=message.limit)
+    events = []
+    for row, event in rows:
+        owner = await ctx.box.chat.owner(event.session_id)
+        if await ctx.box.policy.may_read(ctx.box.db, ctx.device_key, owner):
+            events.append((row, event.wire()))
+    return m.TraceListResponse(events)

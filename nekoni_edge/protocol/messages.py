@@ -127,6 +127,62 @@ class DeviceRename:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceAdd:
+    """(edge, the box's own door only) approve a key by hand: ``nekoni-edge devices add``."""
+
+    TYPE: ClassVar[str] = "device_add"
+
+    pub_key: str
+    name: str
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> DeviceAdd:
+        return cls(_string(obj, "mobilePubKey", 64), _string(obj, "name", 64, "").strip())
+
+
+@dataclass(frozen=True, slots=True)
+class TraceList:
+    """(edge) stored trace events after row ``after_id`` (of one session, or all the sender
+    may read), oldest first: ``nekoni-edge traces``."""
+
+    TYPE: ClassVar[str] = "trace_list"
+
+    session_id: str | None
+    after_id: int
+    limit: int
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> TraceList:
+        session = obj.get("sessionId")
+        after, limit = obj.get("afterId", 0), obj.get("limit", 200)
+        for name, value, top in (("afterId", after, 2**62), ("limit", limit, 1000)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+                raise BadMessage("BAD_FIELD", f"{name} must be an integer from 0 to {top}")
+        return cls(None if session is None else _session_id(obj), after, limit)
+
+
+@dataclass(frozen=True, slots=True)
+class RagSearch:
+    """(edge) the stored chunks a query retrieves, with their scores: ``nekoni-edge ask``."""
+
+    TYPE: ClassVar[str] = "rag_search"
+
+    query: str
+    top_k: int | None
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> RagSearch:
+        query = _string(obj, "query", MAX_CONTENT_CHARS)
+        if not query.strip():
+            raise BadMessage("BAD_FIELD", "query must not be empty")
+        top_k = obj.get("topK")
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
+                                  or not 1 <= top_k <= 50):
+            raise BadMessage("BAD_FIELD", "topK must be an integer from 1 to 50")
+        return cls(query, top_k)
+
+
+@dataclass(frozen=True, slots=True)
 class PairCode:
     """(edge) the text of the QR code nekoni's ``app`` ("web" or "mobile") scans."""
 
@@ -370,7 +426,8 @@ class ApprovalDecision:
 
 
 ClientMessage = (
-    Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | DeviceRename | PairCode
+    Chat | Cancel | Ping | Sync | DeviceList | DeviceRemove | DeviceRename | DeviceAdd
+    | PairCode | TraceList | RagSearch
     | RagUploadStart
     | RagUploadChunk
     | RagList | RagDelete | SkillList | SkillCreate | SkillUpdate | SkillDelete | SkillRun
@@ -450,6 +507,48 @@ class DeviceRemoveResponse:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceAddResponse:
+    """Whether the key was new (False: it was paired already)."""
+
+    added: bool
+    pub_key: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "device_add_response", "added": self.added, "mobilePubKey": self.pub_key}
+
+
+@dataclass(frozen=True, slots=True)
+class TraceListResponse:
+    """Stored events with their row ids (``afterId`` for the next page)."""
+
+    events: list[tuple[int, dict[str, Any]]]
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "trace_list_response",
+                "events": [{**event, "row": row} for row, event in self.events]}
+
+
+@dataclass(frozen=True, slots=True)
+class RagSearchHit:
+    source: str
+    page: int | None
+    score: float
+    content: str
+
+    def wire(self) -> dict[str, Any]:
+        return {"source": self.source, "page": self.page, "score": round(self.score, 4),
+                "content": self.content}
+
+
+@dataclass(frozen=True, slots=True)
+class RagSearchResponse:
+    hits: list[RagSearchHit]
+
+    def wire(self) -> dict[str, Any]:
+        return {"type": "rag_search_response", "hits": [h.wire() for h in self.hits]}
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceRenameResponse:
     """Whether the key is paired (and so was renamed)."""
 
@@ -521,7 +620,8 @@ class TraceSubscribed:
 
 
 Reply = (Pong | SyncResponse | DeviceListResponse | DeviceRemoveResponse | DeviceRenameResponse
-         | PairCodeResponse | RagListResponse | RagDeleteResponse | TraceSubscribed)
+         | DeviceAddResponse | PairCodeResponse | RagListResponse | RagDeleteResponse
+         | RagSearchResponse | TraceSubscribed | TraceListResponse)
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:

@@ -56,3 +56,47 @@ async def test_the_pairing_code_names_the_address_asked_for(box: Box) -> None:
     assert default["text"] == "mobile@None"
     [refused] = await local.request(box, {"type": "pair_code", "address": "evil.example"})
     assert (refused["type"], refused["code"]) == ("error", "BAD_FIELD")
+
+
+class PhoneDoor(local.LocalDoor):
+    """The box's own door, as if a paired phone had sent the message."""
+
+    device_key = "p" * 43
+
+
+async def test_a_key_is_added_by_hand_only_at_the_box(box: Box) -> None:
+    from nekoni_edge.app.registry import dispatch
+    from nekoni_edge.protocol import messages as m
+
+    key = "A" * 43
+    [added] = await local.request(box, {"type": "device_add", "mobilePubKey": key, "name": "x"})
+    assert added == {"type": "device_add_response", "added": True, "mobilePubKey": key}
+    [again] = await local.request(box, {"type": "device_add", "mobilePubKey": key})
+    assert again["added"] is False
+    [bad] = await local.request(box, {"type": "device_add", "mobilePubKey": "nope"})
+    assert (bad["type"], bad["code"]) == ("error", "BAD_FIELD")
+    phone = PhoneDoor(box)
+    dispatch(phone, m.DeviceAdd("B" * 43, "mine"))
+    await phone.settle()
+    assert [(r["type"], r["code"]) for r in phone.replies] == [("error", "FORBIDDEN")]
+    assert not await box.db.is_approved("B" * 43)
+
+
+async def test_stored_traces_are_listed_only_where_the_sender_may_read(box: Box) -> None:
+    from nekoni_edge.app.registry import dispatch
+    from nekoni_edge.protocol import messages as m
+    from nekoni_edge.traces import Tracer
+
+    box.chat.tracer = Tracer(box.db)
+    await box.db.approve_device(PhoneDoor.device_key, "phone")
+    await box.db.approve_device("q" * 43, "other")
+    await box.db.append_message("mine", "user", "hi", PhoneDoor.device_key)
+    await box.db.append_message("theirs", "user", "hi", "q" * 43)
+    for session in ("mine", "theirs"):
+        await box.chat.tracer.emit(session, "message", {"role": "user"})
+    [owner] = await local.request(box, {"type": "trace_list"})
+    assert [e["sessionId"] for e in owner["events"]] == ["mine", "theirs"]
+    phone = PhoneDoor(box)
+    dispatch(phone, m.TraceList(None, 0, 100))
+    await phone.settle()
+    assert [e["sessionId"] for e in phone.replies[0]["events"]] == ["mine"]

@@ -135,7 +135,7 @@ class _Exploding(dict[str, Any]):
 def sample(kind: type) -> Any:
     """A message of ``kind`` with placeholder fields."""
     placeholders = {"str": "x", "int": 0, "bool": True, "Any": None, "dict[str, Any]": {},
-                    "str | None": None}
+                    "str | None": None, "int | None": None}
     return kind(*(placeholders[str(f.type)] for f in dataclasses.fields(kind)))
 
 
