@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
@@ -18,6 +17,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from nekoni_edge import policy
 from nekoni_edge.agent import answer, trust
 from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
@@ -33,9 +33,7 @@ from nekoni_edge.words import content_words
 
 _LOGGER = logging.getLogger(__name__)
 
-SKILL_SESSION = "skill:"  # the household's sessions: skill runs (``skill_session``)
-# The reference clients' default ids: a device's own conversation, named by its key.
-_DEFAULT_SESSION = re.compile(r"(?:phone|web)-([A-Za-z0-9_-]{8})")
+SKILL_SESSION = policy.SKILL_SESSION  # the household's sessions: skill runs
 ARGUMENT_TOKENS = 64
 WORKING_MEMORY = 50
 MAX_SESSIONS_IN_MEMORY = 100
@@ -147,36 +145,29 @@ class ChatService:
         return cached.key
 
     async def claim(self, session_id: str, device_key: str | None) -> None:
-        """A session is the device's that started it; another device may not write to it
-        (the box's owner, with no key, may). A skill's session is the household's (only the
-        box writes it), and a default id naming another paired key (``phone-<key8>``,
-        ``web-<key8>``) cannot be started by this one: ids are guessable and keys are announced
-        to every device, so writing first must not lock a phone out of its own conversation.
-        (nekoni's web app makes random ``web-<8 hex>`` ids: those name no key.)"""
-        if device_key is not None:
-            if session_id.startswith(SKILL_SESSION):
-                raise NotYourSession("a skill's conversation is the household's: run the "
-                                     "skill instead")
-            named = _DEFAULT_SESSION.fullmatch(session_id)
-            if named is not None and not device_key.startswith(named.group(1)) and any(
-                    d.pub_key.startswith(named.group(1))
-                    for d in await self._db.list_devices()):
-                raise NotYourSession("this conversation id names another device's key")
+        """Record who writes the session, or refuse (``policy.session_refusal``: a session is
+        the device's that started it; a skill's is the household's; a default id naming
+        another paired key cannot be started by this one)."""
         exists, key = await self._db.session_owner(session_id)
+        named = (device_key is not None and policy.DEFAULT_SESSION.fullmatch(session_id)
+                 is not None and policy.names_another_key(
+                     session_id, device_key, [d.pub_key for d in await self._db.list_devices()]))
+        refusal = policy.session_refusal(session_id, device_key, key if exists else None,
+                                         named)
+        if refusal is not None:
+            raise NotYourSession(refusal)
         if not exists:
             key = device_key
         _recent(self._owners, session_id, lambda: _Owner(key)).key = key
-        if device_key is not None and key is not None and key != device_key:
-            raise NotYourSession("this conversation belongs to another device")
 
     def visible_to(self, session_id: str, device_key: str | None, *,
                    own_only: bool = False) -> bool:
-        """May ``device_key`` follow this session's live traces? Its own sessions, and the
-        household's (the box owner's, skill runs) unless ``own_only`` (a device on
-        probation). Sessions not seen since the start are shown to nobody but the box's owner."""
+        """May ``device_key`` follow this session's live traces (``policy.may_see``)?
+        Sessions not seen since the start are shown to nobody but the box's owner."""
         owner = self._owners.get(session_id)
-        allowed = (device_key,) if own_only else (None, device_key)
-        return device_key is None or (owner is not None and owner.key in allowed)
+        if device_key is not None and owner is None:
+            return False
+        return policy.may_see(device_key, owner.key if owner else None, own_only=own_only)
 
     def _window(self, session_id: str) -> _Window:
         return _recent(self._windows, session_id, _Window)

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from nekoni_edge.agent.chat import ChatService
-from nekoni_edge.app.policy import Policy
 from nekoni_edge.errors import NekoniError
+from nekoni_edge.policy import Policy
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.upload import UploadAssembler
 from nekoni_edge.store.database import Database

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nekoni_edge.app.policy import OnProbation, Policy, Standing
+from nekoni_edge.policy import OnProbation, Policy, Standing
 from nekoni_edge.store.access import now_ms
 from nekoni_edge.store.database import Database
 

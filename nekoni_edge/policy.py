@@ -3,13 +3,16 @@
 A door's sender is the box's owner (no key: the CLI, the control socket), a trusted device, or
 a device on probation (paired by the button less than a window ago: a second key could still
 revoke it). Probation ends on the policy's clock, so tests move the clock, never the database.
-Which session a device may write (its own, not the household's) is ``ChatService.claim``'s.
+Sessions: a device writes the ones it started (``session_refusal``, asked by
+``ChatService.claim`` with what it knows of the session) and reads its own and, unless on
+probation, the household's (``may_see``).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +21,41 @@ from nekoni_edge.protocol import messages as m
 from nekoni_edge.store.access import now_ms
 from nekoni_edge.store.database import Database
 from nekoni_edge.store.devices import Device
+
+SKILL_SESSION = "skill:"  # the household's sessions: skill runs, written by the box only
+# The reference clients' default ids: a device's own conversation, named by its key.
+DEFAULT_SESSION = re.compile(r"(?:phone|web)-([A-Za-z0-9_-]{8})")
+
+
+def names_another_key(session_id: str, device_key: str, paired: Iterable[str]) -> bool:
+    """A default id (``phone-<key8>``, ``web-<key8>``) naming another paired device's key:
+    ids are guessable and keys announced to every device, so writing first must not lock a
+    phone out of its own conversation (nekoni's web app's random ``web-<8 hex>`` name none)."""
+    named = DEFAULT_SESSION.fullmatch(session_id)
+    return named is not None and not device_key.startswith(named.group(1)) and any(
+        key.startswith(named.group(1)) for key in paired)
+
+
+def session_refusal(session_id: str, device_key: str | None, first_writer: str | None,
+                    named_for_another: bool) -> str | None:
+    """Why ``device_key`` may not write to this session (None: it may). The box's owner
+    writes anywhere; a skill's session is the household's; a session is its starter's."""
+    if device_key is None:
+        return None
+    if session_id.startswith(SKILL_SESSION):
+        return "a skill's conversation is the household's: run the skill instead"
+    if named_for_another:
+        return "this conversation id names another device's key"
+    if first_writer is not None and first_writer != device_key:
+        return "this conversation belongs to another device"
+    return None
+
+
+def may_see(device_key: str | None, session_owner: str | None, *, own_only: bool) -> bool:
+    """May the sender read a session started by ``session_owner`` (None: the household's)?
+    Its own; the household's unless ``own_only`` (on probation); another device's never."""
+    return device_key is None or session_owner == device_key or (
+        session_owner is None and not own_only)
 
 
 class Standing(enum.Enum):
@@ -65,11 +103,10 @@ class Policy:
         """May the sender read a session started by ``session_owner`` (None: the
         household's: the box owner's, a skill run)? Its own always; the household's unless it
         is on probation (skill runs and prompts may hold secrets); another device's never."""
-        if device_key is None or session_owner == device_key:
-            return True
-        if session_owner is not None:
-            return False
-        return (await self.standing(db, device_key))[0] is not Standing.PROBATION
+        if device_key is None or session_owner is not None:
+            return may_see(device_key, session_owner, own_only=True)
+        standing, _ = await self.standing(db, device_key)
+        return may_see(device_key, None, own_only=standing is Standing.PROBATION)
 
     async def own_traces_only_until(self, db: Database, device_key: str | None) -> int:
         """Until when (ms) live traces show the sender only its own sessions: a device on
