@@ -55,28 +55,34 @@ async def skill_list(ctx: Context, message: m.SkillList) -> dict[str, Any]:
     return {"type": "skill_list_response", "skills": [s.wire() for s in skills]}
 
 
-@handles(m.SkillCreate)
+# What creating or changing each kind stores, and the reply nekoni's apps expect for it.
+_SAVES: dict[type, tuple[str, str, Callable[[Any, Any], Awaitable[Any]]]] = {
+    m.SkillCreate: ("skill_response", "skill",
+                    lambda db, x: db.create_skill(x.name, x.prompt, x.description)),
+    m.SkillUpdate: ("skill_response", "skill", lambda db, x: db.update_skill(x.id, x.fields)),
+    m.CronCreate: ("cron_response", "job",
+                   lambda db, x: db.create_job(x.skill_id, x.cron_expression, x.enabled)),
+    m.CronUpdate: ("cron_response", "job", lambda db, x: db.update_job(x.id, x.fields)),
+}
+
+
+@handles(*_SAVES)
 @_skill_replies(changes=True)
-async def skill_create(ctx: Context, message: m.SkillCreate) -> dict[str, Any]:
-    skill = await ctx.box.db.create_skill(message.name, message.prompt,
-                                                      message.description)
-    return {"type": "skill_response", "skill": skill.wire()}
+async def save(ctx: Context, message: Any) -> dict[str, Any]:
+    reply, field, store = _SAVES[type(message)]
+    return {"type": reply, field: (await store(ctx.box.db, message)).wire()}
 
 
-@handles(m.SkillUpdate)
+@handles(m.SkillDelete, m.CronDelete)
 @_skill_replies(changes=True)
-async def skill_update(ctx: Context, message: m.SkillUpdate) -> dict[str, Any]:
-    skill = await ctx.box.db.update_skill(message.id, message.fields)
-    return {"type": "skill_response", "skill": skill.wire()}
-
-
-@handles(m.SkillDelete)
-@_skill_replies(changes=True)
-async def skill_delete(ctx: Context, message: m.SkillDelete) -> dict[str, Any]:
-    # nekoni's apps drop the skill from their list on this reply: an unknown id is an error.
-    if not await ctx.box.db.delete_skill(message.id):
-        raise SkillError(f"no skill {str(message.id)[:64]!r}", not_found=True)
-    return {"type": "skill_delete_response", "id": message.id}
+async def delete(ctx: Context, message: m.SkillDelete | m.CronDelete) -> dict[str, Any]:
+    # nekoni's apps drop the item from their list on this reply: an unknown id is an error.
+    skill = isinstance(message, m.SkillDelete)
+    remove = ctx.box.db.delete_skill if skill else ctx.box.db.delete_job
+    if not await remove(message.id):
+        raise SkillError(f"no {'skill' if skill else 'cron job'} {str(message.id)[:64]!r}",
+                         not_found=True)
+    return {"type": f"{message.TYPE}_response", "id": message.id}
 
 
 @handles(m.SkillRun)
@@ -97,26 +103,3 @@ async def cron_list(ctx: Context, message: m.CronList) -> dict[str, Any]:
     if message.skill_id is not None:  # nekoni's optional filter
         jobs = [j for j in jobs if j.skill_id == message.skill_id]
     return {"type": "cron_list_response", "jobs": [j.wire() for j in jobs]}
-
-
-@handles(m.CronCreate)
-@_skill_replies(changes=True)
-async def cron_create(ctx: Context, message: m.CronCreate) -> dict[str, Any]:
-    job = await ctx.box.db.create_job(message.skill_id, message.cron_expression,
-                                                  message.enabled)
-    return {"type": "cron_response", "job": job.wire()}
-
-
-@handles(m.CronUpdate)
-@_skill_replies(changes=True)
-async def cron_update(ctx: Context, message: m.CronUpdate) -> dict[str, Any]:
-    job = await ctx.box.db.update_job(message.id, message.fields)
-    return {"type": "cron_response", "job": job.wire()}
-
-
-@handles(m.CronDelete)
-@_skill_replies(changes=True)
-async def cron_delete(ctx: Context, message: m.CronDelete) -> dict[str, Any]:
-    if not await ctx.box.db.delete_job(message.id):
-        raise SkillError(f"no cron job {str(message.id)[:64]!r}", not_found=True)
-    return {"type": "cron_delete_response", "id": message.id}
