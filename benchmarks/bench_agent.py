@@ -33,6 +33,7 @@ from benchmarks.household_set import (
     FRESH4,
     FRESH5,
     FRESH6,
+    FRESH7,
     INJECTIONS,
     KINDS,
     Turn,
@@ -315,7 +316,7 @@ def main() -> None:
                         help="the calibration half's retrieval and decisions, turn by turn")
     parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh",
                                            "fresh2", "fresh3", "fresh4", "fresh5", "fresh6",
-                                           "unseen"),
+                                           "fresh7", "unseen"),
                         default="all",
                         help="unseen: the held-out half and the newest fresh set")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
@@ -331,9 +332,9 @@ def main() -> None:
     calibration, held_out = split()
     halves = {"calibration": calibration, "held-out": held_out, "fresh": FRESH,
               "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5,
-              "fresh6": FRESH6}
+              "fresh6": FRESH6, "fresh7": FRESH7}
     if args.half == "unseen":
-        halves = {"held-out": held_out, "fresh6": FRESH6}
+        halves = {"held-out": held_out, "fresh7": FRESH7}
     elif args.half != "all":
         halves = {args.half: halves[args.half]}
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
