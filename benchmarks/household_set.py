@@ -771,7 +771,7 @@ FRESH7 = [
     Turn("followup", "Where is it done?", r"riverside", ("When is Pepper's booster jab due?",)),
     Turn("unanswerable", "What is Mrs Ortiz's phone number?"),
     Turn("unanswerable", "How much did Pepper's last jab cost?"),
-    Turn("unanswerable", "What is the bike shed padlock combination?"),
+    Turn("unanswerable", "What is Brightside's phone number?"),
     Turn("unanswerable", "How old is Grandad?"),
     Turn("unanswerable", "When were the solar panels installed?"),
     Turn("general", "What is a booster jab?"),
