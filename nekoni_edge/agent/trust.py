@@ -269,7 +269,8 @@ _DATE = re.compile(r"\b(1[89]|20)\d\d\b|\b\d{1,2}(st|nd|rd|th)?\s+(january|febru
                    r"april|may|june|july|august|september|october|november|december)\b|\b(january|"
                    r"february|march|april|may|june|july|august|september|october|november|"
                    r"december)\s+\d{1,2}\b", re.IGNORECASE)
-_AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b|\bbirthday\b",
+# An age, or a birth year it follows from; a birthday (a day and a month) says nothing of it.
+_AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(1[89]|20)\d\d\b",
                   re.IGNORECASE)
 _SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
 _SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|l|gallons?|kg|g|"
@@ -299,6 +300,10 @@ _PERIOD = re.compile(r"\b(last|next|this|previous|coming|following|current)\s+(w
 _SAME_QUALIFIER = {"previous": "last", "coming": "next", "following": "next",
                    "current": "this"}
 _KEPT_SOMEWHERE = frozenset({"code", "pin", "password"})  # a secret may be told by where it is
+# The words a note may name a secret by ("the combination for the padlock" is its code).
+_SECRET_NAMES = {"code": frozenset({"code", "combination", "pin", "passcode"}),
+                 "pin": frozenset({"pin", "code"}),
+                 "password": frozenset({"password", "passcode", "passphrase"})}
 _IDENTIFIERS = frozenset({"number", "code", "pin", "password"}) | _MEASURES
 _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
@@ -382,9 +387,11 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         # An identifier or a measure: a value of its own, in a sentence holding every other
         # word of the question ("policy" for "the policy number", but "national" too for
         # "my national insurance number"), and code-like unless the sentence names it.
-        secret = identifiers & _KEPT_SOMEWHERE
-        if secret and {w[:STEM] for w in secret} & stems(sentence) and _PLACE.search(sentence):
-            return True  # "the password is on the card stuck to the fridge": where it is kept
+        # Where a secret is kept answers it ("the password is on the card stuck to the
+        # fridge"); which document is about which secret, the show decision has judged.
+        named_as = {n[:STEM] for w in identifiers & _KEPT_SOMEWHERE for n in _SECRET_NAMES[w]}
+        if named_as & stems(sentence) and _PLACE.search(sentence):
+            return True
         if not numbers(sentence) - numbers(question):
             return False
         said = stems(sentence)

@@ -287,3 +287,11 @@ def test_a_secret_is_answered_by_where_it_is_kept() -> None:
     assert not trust.can_answer("What's the internet password?", "The guest network is "
                                 "Badger Guest.")
     assert not trust.can_answer("What is the alarm code?", "The alarm panel is in the hall.")
+
+
+def test_a_birthday_is_not_an_age_and_a_combination_is_a_code() -> None:
+    assert not trust.can_answer("How old is Grandad?", "His birthday is on 2 August.")
+    assert trust.can_answer("How old is Leo?", "Leo was born in March 2018.")
+    assert trust.can_answer("How old is Leo?", "Leo is 7 years old.")
+    assert trust.can_answer("What's the code for the bike shed?", "The combination for the bike "
+                            "shed padlock is written inside the blue notebook in the drawer.")
