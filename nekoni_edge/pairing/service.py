@@ -194,10 +194,21 @@ class PairingService:
         """A signed join from a key that is not paired: the phone is still asking (what a
         press needs of it). True while its request waits, or once this made it paired."""
         async with self._lock:
-            status, actions = self.window.request(pub_key, "", self._clock(), address,
-                                                  again=True)
-            await self._apply(actions)
+            status = await self._ask(pub_key, "", address, again=True)
         return status in ("pending_approval", "approved")
+
+    async def _ask(self, key: str, name: str, address: str | None, *, again: bool) -> str:
+        """The window's answer to a key asking (under the lock), its actions carried out."""
+        status, actions = self.window.request(key, name, self._clock(), address, again=again)
+        await self._apply(actions)
+        return status
+
+    async def _told(self, key: str, status: str) -> str:
+        """The status a phone is told: the window may remember approving a key revoked since,
+        and a replayed request (still fresh) must not read as approved."""
+        if status == "approved" and not await self._db.is_approved(key):
+            return "refused"
+        return status
 
     async def handle_pair(self, request: web.Request) -> web.Response:
         """POST /api/pair {mobilePubKey, ts, deviceName?, sig}."""
@@ -247,13 +258,8 @@ class PairingService:
             self.asks.failure(request.remote, now=now)
             self.all_asks.failure(ALL, now=now)
         async with self._lock:
-            status, actions = self.window.request(key, name, self._clock(), request.remote)
-            await self._apply(actions)
-            if status == "approved" and not any(isinstance(a, Approve) for a in actions) \
-                    and not await self._db.is_approved(key):
-                # The window remembers approving this key, but it was revoked since: a
-                # replayed request (still fresh) must not read as approved.
-                status = "refused"
+            status = await self._told(key, await self._ask(key, name, request.remote,
+                                                           again=False))
         _LOGGER.info("pair request from %s (key %s): %s", request.remote, key[:12], status)
         return status_response(status)
 
@@ -279,9 +285,5 @@ class PairingService:
         async with self._lock:
             if await self._db.is_approved(key):
                 return status_response("approved")
-            status, actions = self.window.request(key, "", self._clock(), request.remote,
-                                                  again=True)
-            await self._apply(actions)
-            if status == "approved" and not await self._db.is_approved(key):
-                status = "refused"  # approved by this window, and revoked since
-            return status_response(status)
+            status = await self._ask(key, "", request.remote, again=True)
+            return status_response(await self._told(key, status))

@@ -133,8 +133,10 @@ class _Suspects:
 
     def __contains__(self, asker: tuple[str, str | None]) -> bool:
         key, address = asker
-        if key in self.keys or key in self.just_asked:
-            return key in self.keys
+        if key in self.keys:
+            return True
+        if key in self.just_asked:
+            return False  # judged by whether it goes on asking, not by its address
         return address is not None and (address in self.addresses
                                         or address in self.just_asked.values())
 
@@ -291,10 +293,6 @@ class PairingWindow:
         asker = self._askers.get(pub_key)
         return asker is not None and now - asker.first < self.window_s and \
             self._refused.get(pub_key, 0.0) <= now
-
-    def is_current(self, pub_key: str) -> bool:
-        """True if ``pub_key`` is the key this window approved."""
-        return self.state is WindowState.APPROVED and pub_key == self._key
 
     def tick(self, now: float) -> list[Action]:
         """Let time pass: close an expired window; the LED follows who is asking."""
