@@ -143,6 +143,12 @@ def about_household(question: str) -> bool | None:
 
 
 _DETERMINERS = frozenset("the this that these those".split())
+_NAME_INSIDE = re.compile(r"(?<!^)\b[A-Z][a-z]+")  # a capitalised word not opening the text
+
+
+def _name_stems(question: str) -> set[str]:
+    """The names in a question (capitalised words after its first), as stems."""
+    return {w.lower()[:STEM] for w in _NAME_INSIDE.findall(question.strip())}
 
 
 def general_form(question: str) -> bool:
@@ -152,7 +158,7 @@ def general_form(question: str) -> bool:
     text = question.strip()
     if set(words(text)) & (_FIRST_PERSON | _DETERMINERS) or re.search(r"['’]s\b", text):
         return False
-    return not re.search(r"(?<!^)\b[A-Z][a-z]+", text)
+    return not _NAME_INSIDE.search(text)
 
 
 def without_instructions(text: str) -> str:
@@ -256,19 +262,18 @@ _PLACE = re.compile(r"\b(in|at|under|behind|on|by|near|beside|inside|next to|abo
                     r"night|day|week|month|year|summer|winter|spring|autumn|weekend)s?\b)",
                     re.IGNORECASE)
 # What kind of words an answer to each kind of question contains.
-_WHEN = re.compile(r"\b(\d{1,2}(:\d\d)?\s?(am|pm)|\d{1,2}:\d\d|monday|tuesday|wednesday|"
-                   r"thursday|friday|saturday|sunday|weekday|weekend|january|february|march|"
-                   r"april|may|june|july|august|september|october|november|december|daily|"
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_WHEN = re.compile(rf"\b(\d{{1,2}}(:\d\d)?\s?(am|pm)|\d{{1,2}}:\d\d|{_DAYS}|weekday|weekend|"
+                   rf"{_MONTHS}|daily|"
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
                    r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
                    r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday)",
                    re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
-_DATE = re.compile(r"\b(1[89]|20)\d\d\b|\b\d{1,2}(st|nd|rd|th)?\s+(january|february|march|"
-                   r"april|may|june|july|august|september|october|november|december)\b|\b(january|"
-                   r"february|march|april|may|june|july|august|september|october|november|"
-                   r"december)\s+\d{1,2}\b", re.IGNORECASE)
+_DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})\b|"
+                   rf"\b({_MONTHS})\s+\d{{1,2}}\b", re.IGNORECASE)
 # An age, or a birth year it follows from; a birthday (a day and a month) says nothing of it.
 _AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(1[89]|20)\d\d\b",
                   re.IGNORECASE)
@@ -281,9 +286,7 @@ _SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|
 _ADDRESS = re.compile(r"\b\d+[a-z]?,? [A-Z][a-z]+(?: [A-Z][a-z]+)? (?:Road|Street|Lane|Avenue|"
                       r"Close|Drive|Way|Gardens|Place|Crescent|Terrace|Court|Row)\b|\b[A-Z][a-z]+ "
                       r"(?:Road|Street|Lane|Avenue|Close|Way|Gardens|Place|Crescent|Terrace)\b")
-_CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february "
-                      "march april may june july august september october november december"
-                      .split())
+_CALENDAR = frozenset(f"{_DAYS}|{_MONTHS}".split("|"))
 _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
                      re.IGNORECASE)
 
@@ -316,8 +319,8 @@ _ASKING = frozenset("name called kind type sort".split())
 
 def _plain_stems(question: str) -> set[str]:
     """The question's words less names and asking words, as stems."""
-    names = {w.lower()[:STEM] for w in re.findall(r"(?<!^)\b[A-Z][a-z]+", question.strip())}
-    return {w[:STEM] for w in content_words(question) - _ASKING if not w.isdigit()} - names
+    return {w[:STEM] for w in content_words(question) - _ASKING
+            if not w.isdigit()} - _name_stems(question)
 _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged", "spend",
                     "spent"})
 _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
@@ -436,8 +439,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     """The candidate that can answer the question and is closest to it by meaning and
     shared words, with what it adds to the question; None when none can."""
     # Names and the document's own name say which document, not which of its sentences.
-    asked = stems(question) - stems(source) - {w.lower()[:STEM] for w in re.findall(
-        r"(?<!^)\b[A-Z][a-z]+", question.strip())}
+    asked = stems(question) - stems(source) - _name_stems(question)
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
     context = f"{_title(source)} {candidates[0] if candidates else ''}"
