@@ -27,13 +27,17 @@ SKILL_SESSION = "skill:"  # the household's sessions: skill runs, written by the
 DEFAULT_SESSION = re.compile(r"(?:phone|web)-([A-Za-z0-9_-]{8})")
 
 
-def names_another_key(session_id: str, device_key: str, paired: Iterable[str]) -> bool:
-    """A default id (``phone-<key8>``, ``web-<key8>``) naming another paired device's key:
-    ids are guessable and keys announced to every device, so writing first must not lock a
-    phone out of its own conversation (nekoni's web app's random ``web-<8 hex>`` name none)."""
+def named_key(session_id: str) -> str | None:
+    """The key prefix a default id (``phone-<key8>``, ``web-<key8>``) names, if it is one."""
     named = DEFAULT_SESSION.fullmatch(session_id)
-    return named is not None and not device_key.startswith(named.group(1)) and any(
-        key.startswith(named.group(1)) for key in paired)
+    return named.group(1) if named is not None else None
+
+
+def names_another_key(prefix: str, device_key: str, paired: Iterable[str]) -> bool:
+    """A default id naming another paired device's key: ids are guessable and keys announced
+    to every device, so writing first must not lock a phone out of its own conversation
+    (nekoni's web app's random ``web-<8 hex>`` ids name none)."""
+    return not device_key.startswith(prefix) and any(key.startswith(prefix) for key in paired)
 
 
 def session_refusal(session_id: str, device_key: str | None, first_writer: str | None,

@@ -149,9 +149,9 @@ class ChatService:
         the device's that started it; a skill's is the household's; a default id naming
         another paired key cannot be started by this one)."""
         exists, key = await self._db.session_owner(session_id)
-        named = (device_key is not None and policy.DEFAULT_SESSION.fullmatch(session_id)
-                 is not None and policy.names_another_key(
-                     session_id, device_key, [d.pub_key for d in await self._db.list_devices()]))
+        prefix = policy.named_key(session_id)
+        named = device_key is not None and prefix is not None and policy.names_another_key(
+            prefix, device_key, [d.pub_key for d in await self._db.list_devices()])
         refusal = policy.session_refusal(session_id, device_key, key if exists else None,
                                          named)
         if refusal is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from nekoni_edge.errors import BadMessage, MessageTooLarge
+from nekoni_edge.protocol.canonical import is_valid_public_key
 
 MAX_MESSAGE_BYTES = 64 * 1024
 # No message of ours nests deeper than a few levels; a deeper one is refused before json.loads
@@ -137,7 +138,11 @@ class DeviceAdd:
 
     @classmethod
     def from_wire(cls, obj: dict[str, Any]) -> DeviceAdd:
-        return cls(_string(obj, "mobilePubKey", 64), _string(obj, "name", 64, "").strip())
+        key = _string(obj, "mobilePubKey", 64)
+        if not is_valid_public_key(key):
+            raise BadMessage("BAD_FIELD", "mobilePubKey: not a public key (base64url of 32 "
+                                          "bytes)")
+        return cls(key, _string(obj, "name", 64, "").strip())
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,5 +69,5 @@ SAMPLES: dict[str, dict[str, Any]] = {
     {"uploadId": "u", "filename": "f", "totalChunks": 1}, "rag_upload_chunk":
     {"uploadId": "u", "index": 0, "content": ""}, "rag_delete": {"docId": "d"},
     "approval_decision": {"approvalId": "a", "approved": True},
-    "device_add": {"mobilePubKey": "k"}, "rag_search": {"query": "q"},
+    "device_add": {"mobilePubKey": "A" * 43}, "rag_search": {"query": "q"},
 }
