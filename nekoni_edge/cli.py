@@ -397,21 +397,28 @@ async def _at_the_box(settings: Settings, message: dict[str, Any], *,
     data dir, the same handlers run here on a box over its files (the model loaded only if
     ``with_model``). A daemon that answers and refuses raises ``ControlRefused``."""
     from nekoni_edge.app import local  # noqa: PLC0415
-    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
     from nekoni_edge.pairing.control import NO_DAEMON, send_request  # noqa: PLC0415
 
     try:
         return await send_request(settings.control_path, message)
     except NO_DAEMON:
         pass
-    print(f"(no daemon serves {settings.data_dir}: the box's handlers run here)",
-          file=sys.stderr)
-    daemon = Daemon(dataclasses.replace(settings, mdns=False, gpio="off"))
-    box = await daemon.start_local(with_model=with_model)
+    daemon, box = await _here(settings, with_model=with_model)
     try:
         return await local.request(box, message)
     finally:
         await daemon.stop()
+
+
+async def _here(settings: Settings, *, with_model: bool) -> tuple[Any, Any]:
+    """No daemon serves the data dir: a box started here (no network) for the same handlers,
+    and the ``Box`` its requests go through; said on stderr."""
+    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
+
+    print(f"(no daemon serves {settings.data_dir}: the box's handlers run here)",
+          file=sys.stderr)
+    daemon = Daemon(dataclasses.replace(settings, mdns=False, gpio="off"))
+    return daemon, await daemon.start_local(with_model=with_model)
 
 
 def _refused(replies: list[dict[str, Any]]) -> str | None:
@@ -664,10 +671,7 @@ async def _ingest(args: argparse.Namespace) -> int:
                     door = await ControlDoor.open(settings.control_path)
                 except NO_DAEMON:
                     if here is None:
-                        print(f"(no daemon serves {settings.data_dir}: the box's handlers run "
-                              "here)", file=sys.stderr)
-                        here = Daemon(dataclasses.replace(settings, mdns=False, gpio="off"))
-                        box = await here.start_local(with_model=False)
+                        here, box = await _here(settings, with_model=False)
                     door = _HereDoor(box)
                 try:
                     result = await _upload(door, path.name, data)

@@ -527,7 +527,8 @@ class Daemon:
         async def nobody(pub_key: str) -> int:
             return 0
 
-        return Box(self.db, self.chat, nobody)
+        self.box = Box(self.db, self.chat, nobody)
+        return self.box
 
     def status_line(self) -> str:
         """One line for systemd's STATUS= and the log."""
