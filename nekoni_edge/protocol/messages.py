@@ -8,7 +8,7 @@ import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from nekoni_edge.errors import BadMessage, MessageTooLarge
 from nekoni_edge.protocol.canonical import is_valid_public_key
@@ -23,6 +23,16 @@ _SPECIAL = re.compile(r'[\[\]{}"\\]')
 MAX_CONTENT_CHARS = 16_000
 MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
+
+class _Fieldless:
+    """A request that carries nothing but its type."""
+
+    __slots__ = ()
+
+    @classmethod
+    def from_wire(cls, obj: dict[str, Any]) -> Self:
+        return cls()
+
 
 @dataclass(frozen=True, slots=True)
 class Chat:
@@ -55,14 +65,11 @@ class Cancel:
 
 
 @dataclass(frozen=True, slots=True)
-class Ping:
+class Ping(_Fieldless):
     """Liveness probe; answered with ``pong``."""
 
     TYPE: ClassVar[str] = "ping"
 
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> Ping:
-        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +94,11 @@ class Sync:
 
 
 @dataclass(frozen=True, slots=True)
-class DeviceList:
+class DeviceList(_Fieldless):
     """(edge) list the paired devices."""
 
     TYPE: ClassVar[str] = "device_list"
 
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> DeviceList:
-        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,14 +247,11 @@ class RagUploadChunk:
 
 
 @dataclass(frozen=True, slots=True)
-class RagList:
+class RagList(_Fieldless):
     """List the stored documents."""
 
     TYPE: ClassVar[str] = "rag_list"
 
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> RagList:
-        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,14 +276,11 @@ def _fields(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True)
-class SkillList:
+class SkillList(_Fieldless):
     """List the skills."""
 
     TYPE: ClassVar[str] = "skill_list"
 
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> SkillList:
-        return cls()
 
 
 @dataclass(frozen=True, slots=True)
