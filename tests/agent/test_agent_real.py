@@ -93,6 +93,15 @@ async def test_sessions_taking_turns_keep_their_state(chat: ChatService,
     assert len(llama_provider.states) >= 1
 
 
+async def test_one_phone_talking_keeps_no_second_copy_of_its_cache(
+        chat: ChatService, llama_provider: Any) -> None:
+    await turn(chat, "solo", "Where is the fuse box?")
+    await turn(chat, "solo", "And the Wi-Fi name?")
+    assert len(llama_provider.states) == 0  # the model holds it; copied when another comes
+    await turn(chat, "other", "When are the piano lessons?")
+    assert len(llama_provider.states) == 1
+
+
 async def test_an_evicted_session_is_evaluated_again(chat: ChatService,
                                                      llama_provider: Any) -> None:
     llama_provider.states.budget_bytes = 0  # no room: every session that leaves is dropped
