@@ -22,9 +22,12 @@ def words(text: str) -> list[str]:
 
 
 def fold(word: str) -> str:
-    """A crude stem: enough that 'bins' meets 'bin' and 'nails' meets 'nail'."""
+    """A crude stem: enough that 'bins' meets 'bin', 'nails' meets 'nail' and 'empties' meets
+    'empty'."""
     if word.endswith("'s"):
         word = word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
     return word.rstrip("s") if len(word) > 3 else word
 
 

@@ -33,6 +33,7 @@ SHOWN_MARGIN = 0.06
 # How much the share of the question's words a document holds adds to its cosine.
 COVERAGE_WEIGHT = 0.3
 STEM = 5
+COMPOUND_MIN = 4  # a word this long opening a longer one is the same thing ('milk', 'milkman')
 
 # --- Follow-ups -------------------------------------------------------------------------------
 # Words that lean on an earlier turn for their subject.
@@ -175,7 +176,14 @@ def relevance(question: str, hit: Hit) -> float:
     if not asked:
         return hit.score
     held = stems(f"{hit.source} {hit.content}")
-    return hit.score + COVERAGE_WEIGHT * len(asked & held) / len(asked)
+    return hit.score + COVERAGE_WEIGHT * len(covered(asked, held)) / len(asked)
+
+
+def covered(asked: set[str], held: set[str]) -> set[str]:
+    """The asked stems a text holds, a whole short word also as the start of a compound
+    ('milk' in 'milkman', 'tooth' in 'toothbrush')."""
+    return {a for a in asked if a in held or (
+        len(a) >= COMPOUND_MIN and any(h.startswith(a) for h in held))}
 
 
 def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> list[Hit]:
@@ -286,6 +294,15 @@ _SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|
 _ADDRESS = re.compile(r"\b\d+[a-z]?,? [A-Z][a-z]+(?: [A-Z][a-z]+)? (?:Road|Street|Lane|Avenue|"
                       r"Close|Drive|Way|Gardens|Place|Crescent|Terrace|Court|Row)\b|\b[A-Z][a-z]+ "
                       r"(?:Road|Street|Lane|Avenue|Close|Way|Gardens|Place|Crescent|Terrace)\b")
+# "What day is bin day?", "what evening is choir?": a when, asked by the part of it wanted.
+_WHICH_PART = re.compile(r"\b(what|which) (day|days|evening|morning|afternoon|night|week|month|"
+                         r"season)\b")
+_DAY_PARTS = frozenset("day days evening morning afternoon night".split())
+_DAY = re.compile(rf"\b(({_DAYS})s?|weekdays?|weekends?|daily|tonight|tomorrow)\b|\bevery day\b|"
+                  r"\b\d{1,2}(st|nd|rd|th)\b|\b(first|second|third|fourth|last)\b", re.IGNORECASE)
+# "When was the chimney swept?": "in October" says it, "every two weeks" does not.
+_PAST_WHEN = re.compile(rf"\b(in|last|since|during|on) ({_MONTHS}|spring|summer|autumn|"
+                        rf"winter)\b|\bago\b|\byesterday\b", re.IGNORECASE)
 _CALENDAR = frozenset(f"{_DAYS}|{_MONTHS}".split("|"))
 _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
                      re.IGNORECASE)
@@ -328,7 +345,9 @@ _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|g
 # "Maya's best friend", "Leo's birthday": what the question is about, at its end.
 # "what's", "it's" and the like are "… is", never a possession.
 _POSSESSED = re.compile(r"\b(?!(?:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
-                        r"\w+(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$", re.IGNORECASE)
+                        r"(\w+)(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$", re.IGNORECASE)
+# "What time does Priya's choir start?": after "does" the phrase's last word is the verb.
+_AUXILIARY = re.compile(r"\b(do|does|did)\b", re.IGNORECASE)
 # Where a possessed phrase's head ends: "key worker at nursery" is about a worker.
 _PREPOSITIONS = frozenset("at in on for of with from to by".split())
 
@@ -343,16 +362,24 @@ def missing_subject(question: str, document: str) -> bool:
     found = _POSSESSED.search(text)
     past = _PAST_SUBJECT.search(text)
     if found is not None:
-        said = words(found.group(1))
+        said = words(found.group(2))
         cut = next((i for i, w in enumerate(said) if w in _PREPOSITIONS and i), len(said))
+        if cut > 1 and _AUXILIARY.search(text[:found.start()]):
+            cut -= 1
         phrase = " ".join(said[:cut])
     elif past is not None:
         phrase = past.group(1)
     else:
         return False
     wanted = [fold(w) for w in words(phrase) if w not in STOPWORDS and not w.isdigit()]
-    if not wanted or wanted[-1] in _GENERIC_HEADS:
-        return False  # "the babysitter's name": what kind of answer, not a subject
+    if not wanted:
+        return False
+    if wanted[-1] in _GENERIC_HEADS:
+        # "the choir conductor's name": what kind of answer; the subject is whose it is, when
+        # that is a thing, not a name (a name says which document, judged by the show).
+        owner = found.group(1) if found is not None else ""
+        return bool(owner) and owner.islower() and fold(owner.lower())[:STEM] not in stems(
+            document)
     if found is not None and len(wanted) == 1 and wanted[0].endswith("ing"):
         return False  # "what's Maya reading for book club": "Maya is", not a possession
     return wanted[-1][:STEM] not in stems(document)
@@ -364,7 +391,8 @@ def specific(question: str) -> bool:
     q = question.strip().lower()
     return bool(set(words(q)) & _IDENTIFIERS) or q.startswith((
         "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
-        "what time", "what day", "what temperature", *_SIZE_QUESTIONS))
+        "what time", "what day", "what temperature", *_SIZE_QUESTIONS)) or bool(
+        _WHICH_PART.search(q))
 
 
 def _periods(text: str) -> dict[str, str]:
@@ -416,7 +444,12 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         return bool(_ADDRESS.search(sentence))
     if q.startswith("when did"):
         return bool(_DATE.search(sentence))  # a past event: a year or a date, not a habit
-    if q.startswith("when") or "what day" in q:
+    if q.startswith(("when was", "when were")):
+        return bool(_DATE.search(sentence) or _PAST_WHEN.search(sentence))
+    part = _WHICH_PART.search(q)
+    if part is not None and part.group(2) in _DAY_PARTS:
+        return bool(_DAY.search(sentence))  # which day or evening: a month says neither
+    if q.startswith("when") or part is not None:
         return bool(_WHEN.search(sentence))
     if q.startswith("how old"):
         return bool(_AGE.search(sentence))
@@ -481,6 +514,9 @@ def states(answer: str, evidence: Evidence) -> bool:
     # Numbers are the facts a small model most often gets wrong: each must be there.
     wanted = {w for w in evidence.key_words if any(c.isdigit() for c in w)}
     if numbers(" ".join(wanted)) - numbers(answer):
+        return False
+    # So are days and months: "on Mondays" is not "on Mondays and Thursdays".
+    if {w for w in evidence.key_words if w in _CALENDAR} - said:
         return False
     names = ({fold(n.lower()) for n in _NAME.findall(evidence.sentence[1:])}
              & evidence.key_words)

@@ -295,3 +295,39 @@ def test_a_birthday_is_not_an_age_and_a_combination_is_a_code() -> None:
     assert trust.can_answer("How old is Leo?", "Leo is 7 years old.")
     assert trust.can_answer("What's the code for the bike shed?", "The combination for the bike "
                             "shed padlock is written inside the blue notebook in the drawer.")
+
+
+def test_a_verb_after_does_is_not_the_subject_and_a_things_name_needs_the_thing() -> None:
+    choir = "choir.txt Priya sings with the Fernbank choir on Thursday evenings at 7:30."
+    assert not trust.missing_subject("What time does Priya's choir start?", choir)
+    assert trust.missing_subject("What is the choir conductor's name?", choir)
+    assert not trust.missing_subject("What is Priya's phone number?", choir)  # a name: shown
+    assert not trust.missing_subject("What is the babysitter's name?", "Our babysitter is Chloe.")
+
+
+def test_when_was_wants_a_past_time_and_what_evening_a_day() -> None:
+    assert not trust.can_answer("When was the coffee machine bought?",
+                                "The filter should be changed every two weeks.")
+    assert trust.can_answer("When was the chimney swept?",
+                            "The chimney was swept in October by Clean Sweep Ltd.")
+    assert not trust.can_answer("What evening is choir?", "Rehearsals stop for August.")
+    assert trust.can_answer("What evening is choir?", "Priya sings on Thursday evenings.")
+    assert trust.can_answer("What days does he come?", "He comes on Tuesdays and Fridays.")
+    assert trust.specific("What evening is choir?")
+
+
+def test_a_compound_and_a_plural_in_ies_meet_their_word() -> None:
+    from nekoni_edge.words import fold
+
+    assert fold("empties") == "empty"
+    assert trust.covered(trust.stems("empty milk bottles"),
+                         trust.stems("The milkman collects the empties.")) == {"empty", "milk"}
+
+
+def test_an_answer_naming_one_of_two_days_does_not_state_the_evidence() -> None:
+    evidence = trust.pick_evidence("What days does Maya take a packed lunch?",
+                                   ["Maya takes a packed lunch on Mondays and Thursdays."],
+                                   [0.8], "lunches.txt")
+    assert evidence is not None
+    assert not trust.states("On Mondays, Maya takes a packed lunch.", evidence)
+    assert trust.states("Maya takes one on Mondays and Thursdays.", evidence)
