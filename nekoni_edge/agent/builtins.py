@@ -16,6 +16,7 @@ from typing import Any
 
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry
 from nekoni_edge.memory import meminfo
+from nekoni_edge.words import fold
 
 _STARTED = time.monotonic()
 
@@ -31,6 +32,18 @@ STATUS_EXAMPLES = (
     "Show me the system status.", "How long has the box been running?",
     "Is the box overheating?", "How hard is the CPU working?", "Is the box healthy?",
 )
+
+# Words without which a request is not about the time or the box: such a request is not
+# embedded for the router (the embedder, ~70 MiB with onnxruntime, is then loaded only when a
+# turn needs it). Broad on purpose: the router still decides; these only say "maybe".
+TIME_CUES = frozenset(fold(w) for w in (
+    "time clock o'clock hour hours minute minutes late early date day days today tonight "
+    "tomorrow yesterday week weekday weekend month year now noon midday midnight morning "
+    "afternoon evening night timezone calendar utc gmt am pm current currently").split())
+STATUS_CUES = frozenset(fold(w) for w in (
+    "box device system status memory ram free disk storage space sd cpu processor load busy "
+    "temperature hot heat overheating warm cool uptime up running started boot reboot health "
+    "healthy ok okay working overloaded doing slow battery power swap").split())
 
 
 @functools.cache
@@ -143,7 +156,8 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
         "get_time", "The current date, time and weekday, optionally in a timezone.",
         {"type": "object", "properties": {"timezone": {"type": "string", "maxLength": 64}},
          "additionalProperties": False},
-        get_time, examples=TIME_EXAMPLES, extract=extract_timezone, describe=describe_time,
+        get_time, examples=TIME_EXAMPLES, cues=TIME_CUES, extract=extract_timezone,
+        describe=describe_time,
         essential=lambda result: str(result["time"]),
     ))
 
@@ -156,5 +170,6 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
         "device_status", "The box's uptime, load, memory, disk and CPU temperature.",
         {"type": "object", "properties": {"about": {"type": "array"}},
          "additionalProperties": False}, device_status,
-        examples=STATUS_EXAMPLES, extract=extract_aspects, describe=describe_status,
+        examples=STATUS_EXAMPLES, cues=STATUS_CUES, extract=extract_aspects,
+        describe=describe_status,
     ))

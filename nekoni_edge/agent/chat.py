@@ -266,7 +266,7 @@ class ChatService:
                 query = trust.contextual_query(window.last_query, content)
             window.last_query = query
             vector, query_vector = await self._embed_request(content, query)
-            routes = await self._route(session_id, vector, turn.id)
+            routes = await self._route(session_id, content, vector, turn.id)
             hits = await self._retrieve(session_id, query, query_vector, turn.id)
             if on_context is not None:
                 on_context(hits)
@@ -393,11 +393,11 @@ class ChatService:
     async def _embed_request(self, content: str, query: str
                              ) -> tuple[list[float] | None, list[float] | None]:
         """The request's embedding (for the router) and the search query's (the same unless
-        the turn leans on the last one), in one call; None when neither is needed (no tools,
-        nothing stored) or there is no embedder."""
+        the turn leans on the last one), in one call; None when neither is needed (no tool
+        may be for it, nothing stored) or there is no embedder."""
         if self._embed is None:
             return None, None
-        wants_tools = len(self.tools) > 0
+        wants_tools = len(self.tools) > 0 and self.router.may_route(content)
         if not wants_tools and (self.knowledge is None or not await self.knowledge.store
                                 .has_chunks()):
             return None, None
@@ -407,9 +407,9 @@ class ChatService:
         vectors = await self._embed(texts)
         return vectors[0], vectors[-1]
 
-    async def _route(self, session_id: str, vector: Sequence[float] | None,
+    async def _route(self, session_id: str, request: str, vector: Sequence[float] | None,
                      parent: str) -> list[Route]:
-        if vector is None or not len(self.tools):
+        if vector is None or not len(self.tools) or not self.router.may_route(request):
             return []
         started = time.monotonic()
         scores = self.router.scores(vector)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nekoni_edge.agent.tools import Tool, ToolRegistry
+from nekoni_edge.words import fold, words
 
 # Calibrated on benchmarks/agent_corpus.py's labelled requests with the int8 MiniLM on its
 # integer kernels (bench_agent prints the sweep): the lowest tool request scores 0.645, the
@@ -55,6 +56,12 @@ class ToolRouter:
         self._examples = examples
         self._tool_count = len(self.tools)
         self._matrix = np.asarray(vectors, dtype=np.float32)
+
+    def may_route(self, request: str) -> bool:
+        """Whether any tool may be for ``request`` by its words (``Tool.cues``): when none
+        may, the request is not embedded for routing at all."""
+        said = {fold(w) for w in words(request)}
+        return any(not tool.cues or said & tool.cues for tool in self.tools)
 
     def scores(self, vector: Sequence[float]) -> dict[str, tuple[float, str]]:
         """Each tool's best cosine with the request, and the example that gave it."""

@@ -36,6 +36,9 @@ class Tool:
     requires_approval: bool = False
     # Requests this tool answers, for the embedding router; none: the description is one.
     examples: tuple[str, ...] = ()
+    # Words (folded: ``words.fold``) a request for this tool holds at least one of; a request
+    # with none is not embedded for the router. Empty: any request may be for it.
+    cues: frozenset[str] = frozenset()
     extract: Extract | None = None
     describe: Describe | None = None
     # What an answer must contain to have stated the result (the time's "14:05"); when it

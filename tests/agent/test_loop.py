@@ -292,3 +292,20 @@ async def test_working_memory_is_bounded_per_session(db: Database) -> None:
     for i in range(150):
         chat.working_memory(f"other-{i}")
     assert "s" not in chat._memory  # sessions are bounded too (least recent dropped)
+
+
+async def test_a_request_no_tool_may_be_for_is_not_embedded(db: Database) -> None:
+    """With nothing stored, only the router would embed; a request with none of a tool's
+    words is not (the embedder, onnxruntime and MiniLM, is then never loaded for it)."""
+    tools = ToolRegistry()
+    register_builtins(tools, data_dir=Path("."))
+    embedder = WordEmbedder()
+    chat = ChatService(db, ScriptedProvider([["Once upon a time."], ["It is late."]]),
+                       system_prompt="SYS", context_messages=20, n_ctx=4096, max_tokens=64,
+                       tools=tools, embed=embedder.embed, tracer=Tracer(db, 1000))
+    await turn(chat, "Write a long story about a lighthouse.")
+    assert embedder.calls == []
+    await turn(chat, "What time is it?", session="t")
+    assert ["What time is it?"] in embedder.calls
+    assert chat.last_stats is not None
+    assert chat.last_stats.tools == ["get_time"]

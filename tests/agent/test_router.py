@@ -38,3 +38,30 @@ async def test_a_tool_registered_later_is_routed(embedder: Embedder) -> None:
     await router.prepare(embedder.embed)
     [vector] = await embedder.embed(["please water the garden plants"])
     assert [r.tool.name for r in router.route(vector)] == ["water_plants"]
+
+
+def test_every_labelled_tool_request_may_be_routed() -> None:
+    """The words gate may only say "maybe": every request labelled for a tool (the router's
+    labelled set, the bench's time and status requests, the household set's) passes it."""
+    from benchmarks.agent_corpus import STATUS, TIME
+    from benchmarks.household_set import TURNS
+
+    tools = ToolRegistry()
+    register_builtins(tools, data_dir=Path("."))
+    router = ToolRouter(tools)
+    requests = [q for q, label in LABELLED.items() if label] + TIME + STATUS + [
+        t.text for t in TURNS if t.kind in ("time", "status")]
+    assert [q for q in requests if not router.may_route(q)] == []
+    assert not router.may_route("Write a long story about a lighthouse.")
+    assert not router.may_route("Where is the stopcock?")
+
+
+def test_a_tool_without_cues_may_be_for_any_request() -> None:
+    async def noop(args: dict[str, object]) -> str:
+        return "ok"
+
+    tools = ToolRegistry()
+    router = ToolRouter(tools)
+    assert not router.may_route("Where is the fuse box?")  # no tools: nothing to route
+    tools.register(Tool("water_plants", "Waters the garden.", {"type": "object"}, noop))
+    assert router.may_route("Where is the fuse box?")
