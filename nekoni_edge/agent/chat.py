@@ -382,13 +382,21 @@ class ChatService:
     async def _evidence(self, question: str, vector: Sequence[float] | None,
                         hits: list[Hit]) -> trust.Evidence | None:
         """The shown sentence closest to the question, when it holds what the question asks
-        for."""
-        candidates = answer.evidence_candidates(hits)
-        if not candidates or vector is None or self._embed is None:
+        for: from the best document, or else from the next one shown ("who mows the lawn on
+        Sundays?" is the rota's, not the garden note's with its Sunday tomato feed)."""
+        if vector is None or self._embed is None:
             return None
-        vectors = await self._embed([trust.titled(hits[0].source, c) for c in candidates])
-        cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
-        return trust.pick_evidence(question, candidates, cosines, hits[0].source)
+        for index in range(len(hits)):
+            candidates = answer.evidence_candidates(hits[index:])
+            if not candidates:
+                continue
+            vectors = await self._embed([trust.titled(hits[index].source, c)
+                                         for c in candidates])
+            cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
+            evidence = trust.pick_evidence(question, candidates, cosines, hits[index].source)
+            if evidence is not None:
+                return evidence
+        return None
 
     async def _embed_request(self, content: str, query: str
                              ) -> tuple[list[float] | None, list[float] | None]:

@@ -52,7 +52,7 @@ _GENERAL = re.compile(
     r"^how (do|does|did|can) (a|an)\b|^how (many|much|far|old|big) \w+ (do|does|is|are) "
     r"(a|an)\b|^explain\b|"
     r"^define\b|^who (wrote|invented|discovered|painted|built|composed)\b|"
-    r"^(what|which) (language|country|planet|animal|colour|color)\b",
+    r"^(what|which) (language|country|planet|animal)\b|^what (colour|color) (is|are) (a|an)\b",
     re.IGNORECASE)
 
 # --- Numbers ----------------------------------------------------------------------------------
@@ -329,6 +329,12 @@ _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address"
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
 _CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
                    r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
+# A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
+_DIGIT_GROUPS = re.compile(r"(?<![\w-])\+?\d{2,5}(?:[ -]\d{2,5}){1,3}(?![\w-])")
+
+
+def _has_phone(sentence: str) -> bool:
+    return any(len(re.sub(r"\D", "", m)) >= 7 for m in _DIGIT_GROUPS.findall(sentence))
 # Words of a question that only ask (not what about): left out when a sentence must hold the
 # rest.
 _ASKING = frozenset("name called kind type sort".split())
@@ -414,6 +420,8 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
            for period, qualifier in _periods(q).items()):
         return False  # asked for last month's, the sentence is about this month's
     identifiers = asked & _IDENTIFIERS
+    if re.search(r"\bnumber \d", q):
+        identifiers.discard("number")  # "who lives at number 16?" gives the number
     if identifiers:
         # An identifier or a measure: a value of its own, in a sentence holding every other
         # word of the question ("policy" for "the policy number", but "national" too for
@@ -433,7 +441,8 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
             set(words(sentence)) & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
         if identifiers & _MEASURES:
             return named  # a measure is said with its name ("a mileage of"), not a code
-        return named or any(_CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
+        return named or _has_phone(sentence) or any(
+            _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
     if asked & _PRICE:
         return bool(_CURRENCY.search(sentence))  # a cost is said in money
     if re.search(r"what time of (the )?(year|month|week|day)", q):
@@ -463,7 +472,7 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
     if q.startswith(("who", "whose")) or "name" in asked:
         # A name: a capitalised word that is not a day or a month.
-        return any(w.lower() not in _CALENDAR for w in _NAME.findall(sentence[1:]))
+        return any(fold(w.lower()) not in _CALENDAR for w in _NAME.findall(sentence[1:]))
     return True
 
 

@@ -118,3 +118,23 @@ async def test_the_prompt_read_back_is_never_sent(box: Any) -> None:
     chat, _ = service(box, [["Notes: ", "the fuse ", "box."], echo])
     assert await turn(chat, "Where is the fuse box?", "u") == (
         "The fuse box is in the cupboard under the stairs. (from fusebox.txt)")
+
+
+async def test_evidence_comes_from_the_next_document_when_the_best_has_none(
+        tmp_path: Path, embedder: Any) -> None:
+    db = await Database.open(tmp_path / "garden.sqlite")
+    try:
+        kb = KnowledgeBase(embedder, db)
+        await kb.ingest("lawn.txt", b"The lawn is mowed every Saturday from April to October; "
+                        b"the lawn mower is in the shed. The lawn feed goes on on Sundays.")
+        await kb.ingest("garden_rota.txt", b"Sunday jobs: Ben mows the lawn and Maya waters "
+                        b"the pots.")
+        question = "Who mows the lawn on Sundays?"
+        shown = trust.shown(question, await kb.search(question))
+        assert [h.source for h in shown] == ["lawn.txt", "garden_rota.txt"]  # the test's premise
+        chat, _ = service((db, kb), [["Priya mows it."]])
+        reply = await turn(chat, question)
+        assert "Ben mows the lawn" in reply
+        assert "garden_rota.txt" in reply
+    finally:
+        await db.close()

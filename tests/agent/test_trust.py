@@ -331,3 +331,15 @@ def test_an_answer_naming_one_of_two_days_does_not_state_the_evidence() -> None:
     assert evidence is not None
     assert not trust.states("On Mondays, Maya takes a packed lunch.", evidence)
     assert trust.states("Maya takes one on Mondays and Thursdays.", evidence)
+
+
+def test_a_phone_number_a_given_number_plural_days_and_the_walls_colour() -> None:
+    gas = "In a gas emergency, call 0800 111 999 and open the windows."
+    assert trust.can_answer("What number do I call in a gas emergency?", gas)
+    assert not trust.can_answer("What number do I call in a gas emergency?",
+                                "Open the windows and leave 12 30 minutes later.")
+    assert trust.can_answer("Who lives at number 16?", "Our neighbours at number 16 are Tom.")
+    assert not trust.can_answer("Who mows the lawn on Sundays?",
+                                "The tomatoes are fed with tomato feed on Sundays.")
+    assert trust.about_household("What colour are the living room walls?") is None
+    assert trust.about_household("What colour is a flamingo?") is False
