@@ -81,8 +81,9 @@ class Settings:
     # Run the embedder in fp32, its int8 weights expanded once at load (+65 MiB resident, slower
     # than the default int8 kernels; closest to the original model, for comparison).
     embedder_fold_weights: bool = False
-    # Load the embedder when first needed and release it after this many idle seconds
-    # (~40 MiB); 0 loads it at start and keeps it.
+    # Load the embedder when first needed (a search in documents, a request with a tool's
+    # words) and release it after this many idle seconds (~70 MiB with onnxruntime's library,
+    # whose pages stay mapped); 0 loads it at start and keeps it.
     embedder_keep_s: float = 300.0
     # Discovery and pairing
     mdns: bool = True
