@@ -329,6 +329,7 @@ _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address"
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
 _CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
                    r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
+_EVERY = re.compile(r"\bevery\s+[\d,.]+\s*\w+", re.IGNORECASE)
 # A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
 _DIGIT_GROUPS = re.compile(r"(?<![\w-])\+?\d{2,5}(?:[ -]\d{2,5}){1,3}(?![\w-])")
 
@@ -437,12 +438,18 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         others = _plain_stems(question) - {w[:STEM] for w in identifiers}
         if not others <= said | stems(context):
             return False
+        # "every 6,000 miles" is how often, not a mileage.
+        measured = set(words(_EVERY.sub("", sentence)))
         named = bool({w[:STEM] for w in identifiers} & said) or any(
-            set(words(sentence)) & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
+            measured & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
         if identifiers & _MEASURES:
             return named  # a measure is said with its name ("a mileage of"), not a code
         return named or _has_phone(sentence) or any(
             _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
+    if "date" in asked and "what date" not in q:
+        # "Priya's date of birth": a date, of that ("expires in 2029" is another's).
+        return bool(_DATE.search(sentence)) and _plain_stems(q) - {"date"} <= stems(
+            sentence) | stems(context)
     if asked & _PRICE:
         return bool(_CURRENCY.search(sentence))  # a cost is said in money
     if re.search(r"what time of (the )?(year|month|week|day)", q):

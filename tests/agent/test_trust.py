@@ -343,3 +343,13 @@ def test_a_phone_number_a_given_number_plural_days_and_the_walls_colour() -> Non
                                 "The tomatoes are fed with tomato feed on Sundays.")
     assert trust.about_household("What colour are the living room walls?") is None
     assert trust.about_household("What colour is a flamingo?") is False
+
+
+def test_an_interval_is_not_a_measure_and_a_date_of_birth_is_not_an_expiry() -> None:
+    assert not trust.can_answer("What is the van's mileage?",
+                                "The AdBlue tank is filled every 6,000 miles.")
+    assert trust.can_answer("What is the Skoda's mileage?", "Its service is due at 60,200 miles.")
+    assert not trust.can_answer("What is Priya's date of birth?",
+                                "Priya's passport expires in 2029.")
+    assert trust.can_answer("What's the date of the school trip?",
+                            "Maya's school trip to the zoo is on 12 May.")
