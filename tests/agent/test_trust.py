@@ -347,7 +347,7 @@ def test_a_phone_number_a_given_number_plural_days_and_the_walls_colour() -> Non
 
 def test_an_interval_is_not_a_measure_and_a_date_of_birth_is_not_an_expiry() -> None:
     assert not trust.can_answer("What is the van's mileage?",
-                                "The AdBlue tank is filled every 6,000 miles.")
+                                "The van's AdBlue tank is filled every 6,000 miles.")
     assert trust.can_answer("What is the Skoda's mileage?", "Its service is due at 60,200 miles.")
     assert not trust.can_answer("What is Priya's date of birth?",
                                 "Priya's passport expires in 2029.")
