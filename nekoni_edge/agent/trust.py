@@ -329,6 +329,7 @@ _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address"
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
 _CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
                    r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
+_WHICH_ONE = frozenset("first second third fourth last other alternate".split())
 _EVERY = re.compile(r"\bevery\s+[\d,.]+\s*\w+", re.IGNORECASE)
 # A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
 _DIGIT_GROUPS = re.compile(r"(?<![\w-])\+?\d{2,5}(?:[ -]\d{2,5}){1,3}(?![\w-])")
@@ -535,8 +536,11 @@ def states(answer: str, evidence: Evidence) -> bool:
     if {w for w in evidence.key_words if w in _CALENDAR} - said:
         return False
     names = ({fold(n.lower()) for n in _NAME.findall(evidence.sentence[1:])}
-             & evidence.key_words)
+             & evidence.key_words) - _CALENDAR  # a day is checked above, not a name
     if names and not names & said:
+        return False
+    # "the last Thursday of the month" is not "Thursday": which one of them, each said.
+    if (evidence.key_words & _WHICH_ONE) - said:
         return False
     if _NEGATION.search(answer) and not _NEGATION.search(evidence.sentence):
         return False  # "we are not the energy supplier" uses the words and denies them

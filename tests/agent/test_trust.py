@@ -353,3 +353,17 @@ def test_an_interval_is_not_a_measure_and_a_date_of_birth_is_not_an_expiry() -> 
                                 "Priya's passport expires in 2029.")
     assert trust.can_answer("What's the date of the school trip?",
                             "Maya's school trip to the zoo is on 12 May.")
+
+
+def test_a_day_is_not_the_name_asked_for_and_which_thursday_must_be_said() -> None:
+    lessons = "Leo's piano lessons are on Wednesdays at 4:15 pm with Mrs Ortiz."
+    piano = trust.pick_evidence("Who teaches Leo piano?", [lessons], [0.8], "piano_lessons.txt")
+    assert piano is not None
+    assert not trust.states("Leo's piano lessons are on Wednesdays at 4:15 pm.", piano)
+    assert trust.states("Mrs Ortiz teaches him, on Wednesdays at 4:15 pm.", piano)
+    club = trust.pick_evidence("When does Maya's book club meet?",
+                               ["Maya's book club meets on the last Thursday of the month at "
+                                "Priya's house."], [0.8], "book_club.txt")
+    assert club is not None
+    assert not trust.states("Maya's book club meets on Thursday at Priya's house.", club)
+    assert trust.states("It meets on the last Thursday of the month at Priya's house.", club)
