@@ -231,6 +231,7 @@ class Evidence:
     exact: str | None = None  # a value that must appear as it is (a tool's time)
     document: bool = True  # False: a tool's fact, told as it is
     told: str = ""  # what is told when the model's words miss it (the sentence, or two)
+    every_name: bool = False  # a 'who' question: each of its names is the answer, not one
 
     def as_answer(self) -> str:
         """The evidence told as the answer, with its source."""
@@ -478,6 +479,9 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         return bool(_DURATION.search(sentence))  # a length of time, not a day of the week
     if q.startswith("how often"):
         return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
+    done = re.match(r"who (\w+ed)\b", q)
+    if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
+        return False  # "who fitted the battery?": a sentence that says nothing of fitting
     if q.startswith(("who", "whose")) or "name" in asked:
         # A name: a capitalised word that is not a day or a month.
         return any(fold(w.lower()) not in _CALENDAR for w in _NAME.findall(sentence[1:]))
@@ -512,7 +516,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
     return Evidence(sentence, source, frozenset(content_words(sentence) -
                                                 content_words(question) - _HONORIFICS),
-                    told=told)
+                    told=told, every_name=question.strip().lower().startswith(("who", "whose")))
 
 
 def stated_by(text: str, evidence: Evidence, ends: Sequence[int]) -> int:
@@ -537,8 +541,8 @@ def states(answer: str, evidence: Evidence) -> bool:
         return False
     names = ({fold(n.lower()) for n in _NAME.findall(evidence.sentence[1:])}
              & evidence.key_words) - _CALENDAR  # a day is checked above, not a name
-    if names and not names & said:
-        return False
+    if names and not (names <= said if evidence.every_name else names & said):
+        return False  # "Dr Elam Street Surgery" is not "Dr Shah at Elm Street Surgery"
     # "the last Thursday of the month" is not "Thursday": which one of them, each said.
     if (evidence.key_words & _WHICH_ONE) - said:
         return False

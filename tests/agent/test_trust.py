@@ -367,3 +367,15 @@ def test_a_day_is_not_the_name_asked_for_and_which_thursday_must_be_said() -> No
     assert club is not None
     assert not trust.states("Maya's book club meets on Thursday at Priya's house.", club)
     assert trust.states("It meets on the last Thursday of the month at Priya's house.", club)
+
+
+def test_who_wants_every_name_and_who_did_something_wants_the_doing() -> None:
+    gp = trust.pick_evidence("Who is our GP?", ["Our GP is Dr Shah at Elm Street Surgery."],
+                             [0.8], "doctor.txt")
+    assert gp is not None
+    assert not trust.states("Our GP is Dr. Elam Street Surgery.", gp)
+    assert trust.states("Dr Shah, at Elm Street Surgery.", gp)
+    assert not trust.can_answer("Who fitted the home battery?",
+                                "The home battery is a 5 kWh Puredrive unit in the garage.")
+    assert trust.can_answer("Who swept the chimney?",
+                            "The chimney was swept in October by Clean Sweep Ltd.")
