@@ -138,3 +138,17 @@ async def test_evidence_comes_from_the_next_document_when_the_best_has_none(
         assert "garden_rota.txt" in reply
     finally:
         await db.close()
+
+
+async def test_a_date_no_note_holds_is_declined_beside_a_note_with_another_date(
+        tmp_path: Path, embedder: Any) -> None:
+    db = await Database.open(tmp_path / "passport.sqlite")
+    try:
+        kb = KnowledgeBase(embedder, db)
+        await kb.ingest("passport.txt", b"The passports are kept in the study desk. Priya's "
+                        b"passport expires in 2029.")
+        chat, provider = service((db, kb), [["Priya was born in 2029."]])
+        assert await turn(chat, "What is Priya's date of birth?") == trust.DONT_KNOW
+        assert provider.prompts == []  # no model call that could invent one
+    finally:
+        await db.close()

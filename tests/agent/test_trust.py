@@ -379,3 +379,7 @@ def test_who_wants_every_name_and_who_did_something_wants_the_doing() -> None:
                                 "The home battery is a 5 kWh Puredrive unit in the garage.")
     assert trust.can_answer("Who swept the chimney?",
                             "The chimney was swept in October by Clean Sweep Ltd.")
+
+
+def test_a_date_is_a_kind_of_answer_a_note_may_lack() -> None:
+    assert trust.specific("What is Priya's date of birth?")
