@@ -7,8 +7,9 @@ same half as the turn it leans on. The held-out half's first run was read once, 
 showed were fixed (never a threshold); so FRESH, 8 more documents and 53 turns written after
 the last change to the answer path, was the set nothing was chosen on, until its first run was
 read and fixed in turn; FRESH2 (6 documents, 53 turns) likewise; FRESH3 (6 documents, 56
-turns) likewise, and FRESH4 (5 documents, 43 turns); FRESH5 (5 documents, 32 turns), written
-after the changes FRESH4's run led to, is the closing measurement.
+turns) likewise, and FRESH4 (5 documents, 43 turns); FRESH5 (5 documents, 32 turns), FRESH6
+(8, 35), FRESH7 (7, 29) and FRESH8 (8, 35) each written after the changes its predecessor's run
+led to. A later set's document may not take an earlier one's name (``_add``).
 """
 
 from __future__ import annotations
