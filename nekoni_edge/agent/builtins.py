@@ -45,6 +45,11 @@ STATUS_CUES = frozenset(fold(w) for w in (
     "temperature hot heat overheating warm cool uptime up running started boot reboot health "
     "healthy ok okay working overloaded doing slow battery power swap").split())
 
+# "What time does the ferry leave?", "what time is school pickup?": an event's time, which a
+# note may hold; the clock answers only "what time is it".
+EVENT_TIME = re.compile(r"\bwhat time (?:does|do|did|is|are|was|were|will|should|shall|can)"
+                        r" (?!it\b)", re.IGNORECASE)
+
 
 @functools.cache
 def _zones_by_city() -> dict[str, str]:
@@ -156,7 +161,8 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
         "get_time", "The current date, time and weekday, optionally in a timezone.",
         {"type": "object", "properties": {"timezone": {"type": "string", "maxLength": 64}},
          "additionalProperties": False},
-        get_time, examples=TIME_EXAMPLES, cues=TIME_CUES, extract=extract_timezone,
+        get_time, examples=TIME_EXAMPLES, cues=TIME_CUES, not_for=EVENT_TIME,
+        extract=extract_timezone,
         describe=describe_time,
         essential=lambda result: str(result["time"]),
     ))

@@ -421,7 +421,8 @@ class ChatService:
             return []
         started = time.monotonic()
         scores = self.router.scores(vector)
-        routes = self.router.choose(scores)
+        routes = [r for r in self.router.choose(scores)
+                  if r.tool.not_for is None or not r.tool.not_for.search(request)]
         await self.tracer.emit(session_id, "route", {
             "durationMs": _ms(started), "threshold": self.router.threshold,
             "chosen": [r.tool.name for r in routes],

@@ -4,6 +4,7 @@ router and the answer prompt need (example requests, a plain-words view of a res
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,8 @@ class Tool:
     # Words (folded: ``words.fold``) a request for this tool holds at least one of; a request
     # with none is not embedded for the router. Empty: any request may be for it.
     cues: frozenset[str] = frozenset()
+    # Requests close to its examples that it still never answers (``None``: none).
+    not_for: re.Pattern[str] | None = None
     extract: Extract | None = None
     describe: Describe | None = None
     # What an answer must contain to have stated the result (the time's "14:05"); when it

@@ -330,6 +330,8 @@ _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address"
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
 _CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
                    r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
+_PAID = re.compile(r"\b(cost|paid|charged|spent|was|were|came to)\b", re.IGNORECASE)
+_IRREGULAR_PAST = "gave|made|sold|built|bought|brought|took|sent|put|got|found|paid|left|lent|wrote"
 _WHICH_ONE = frozenset("first second third fourth last other alternate".split())
 _EVERY = re.compile(r"\bevery\s+[\d,.]+\s*\w+", re.IGNORECASE)
 # A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
@@ -453,6 +455,8 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         return bool(_DATE.search(sentence)) and _plain_stems(q) - {"date"} <= stems(
             sentence) | stems(context)
     if asked & _PRICE:
+        if q.startswith("how much did"):  # what it cost then, not what it costs each time
+            return bool(_CURRENCY.search(sentence) and _PAID.search(sentence))
         return bool(_CURRENCY.search(sentence))  # a cost is said in money
     if re.search(r"what time of (the )?(year|month|week|day)", q):
         return bool(_WHEN.search(sentence))  # a season or a part of the day, not a clock
@@ -479,7 +483,7 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         return bool(_DURATION.search(sentence))  # a length of time, not a day of the week
     if q.startswith("how often"):
         return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
-    done = re.match(r"who (\w+ed)\b", q)
+    done = re.match(rf"who (\w+ed|{_IRREGULAR_PAST})\b", q)
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
     if q.startswith(("who", "whose")) or "name" in asked:

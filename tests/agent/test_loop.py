@@ -309,3 +309,12 @@ async def test_a_request_no_tool_may_be_for_is_not_embedded(db: Database) -> Non
     assert ["What time is it?"] in embedder.calls
     assert chat.last_stats is not None
     assert chat.last_stats.tools == ["get_time"]
+
+
+async def test_an_events_time_is_not_the_clocks(db: Database) -> None:
+    chat, _ = service(db, [["It leaves at noon."], ["ok"]])
+    await turn(chat, "What time does the ferry leave?")
+    assert chat.last_stats is not None
+    assert chat.last_stats.tools == []  # a note may hold it; the clock does not
+    await turn(chat, "What time is it?", session="t")
+    assert chat.last_stats.tools == ["get_time"]

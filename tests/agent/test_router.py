@@ -65,3 +65,13 @@ def test_a_tool_without_cues_may_be_for_any_request() -> None:
     assert not router.may_route("Where is the fuse box?")  # no tools: nothing to route
     tools.register(Tool("water_plants", "Waters the garden.", {"type": "object"}, noop))
     assert router.may_route("Where is the fuse box?")
+
+
+def test_no_labelled_clock_request_reads_as_an_events_time() -> None:
+    from benchmarks.agent_corpus import TIME
+    from nekoni_edge.agent.builtins import EVENT_TIME, TIME_EXAMPLES
+
+    clock = [q for q, label in LABELLED.items() if label == "get_time"] + TIME + list(
+        TIME_EXAMPLES)
+    assert [q for q in clock if EVENT_TIME.search(q)] == []
+    assert EVENT_TIME.search("What time does she come?")

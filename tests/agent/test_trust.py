@@ -383,3 +383,12 @@ def test_who_wants_every_name_and_who_did_something_wants_the_doing() -> None:
 
 def test_a_date_is_a_kind_of_answer_a_note_may_lack() -> None:
     assert trust.specific("What is Priya's date of birth?")
+
+
+def test_what_it_cost_then_and_who_gave_it() -> None:
+    assert not trust.can_answer("How much did the canoe cost?",
+                                "The canoe club membership costs 120 pounds a year.")
+    assert trust.can_answer("How much did the boiler cost us?",
+                            "The boiler cost 2,400 pounds in 2019.")
+    assert not trust.can_answer("Who gave us the sewing machine?",
+                                "The sewing machine is a Singer kept in the spare room.")
