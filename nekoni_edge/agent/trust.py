@@ -520,7 +520,14 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
     return Evidence(sentence, source, frozenset(content_words(sentence) -
                                                 content_words(question) - _HONORIFICS),
-                    told=told, every_name=question.strip().lower().startswith(("who", "whose")))
+                    told=told, every_name=_asks_a_name(question))
+
+
+def _asks_a_name(question: str) -> bool:
+    """'Who …?', 'what is the hamster called?', 'the babysitter's name': the name is the
+    answer, so an answer must say it whole."""
+    q = question.strip().lower()
+    return q.startswith(("who", "whose")) or bool(set(words(q)) & {"name", "called"})
 
 
 def stated_by(text: str, evidence: Evidence, ends: Sequence[int]) -> int:
@@ -543,8 +550,10 @@ def states(answer: str, evidence: Evidence) -> bool:
     # So are days and months: "on Mondays" is not "on Mondays and Thursdays".
     if {w for w in evidence.key_words if w in _CALENDAR} - said:
         return False
-    names = ({fold(n.lower()) for n in _NAME.findall(evidence.sentence[1:])}
-             & evidence.key_words) - _CALENDAR  # a day is checked above, not a name
+    # A name opening the sentence counts when the name is the answer ("Nibbles the hamster").
+    named = evidence.sentence if evidence.every_name else evidence.sentence[1:]
+    names = ({fold(n.lower()) for n in _NAME.findall(named)} & evidence.key_words
+             ) - _CALENDAR - STOPWORDS  # a day is checked above, not a name
     if names and not (names <= said if evidence.every_name else names & said):
         return False  # "Dr Elam Street Surgery" is not "Dr Shah at Elm Street Surgery"
     # "the last Thursday of the month" is not "Thursday": which one of them, each said.

@@ -392,3 +392,12 @@ def test_what_it_cost_then_and_who_gave_it() -> None:
                             "The boiler cost 2,400 pounds in 2019.")
     assert not trust.can_answer("Who gave us the sewing machine?",
                                 "The sewing machine is a Singer kept in the spare room.")
+
+
+def test_what_a_pet_is_called_wants_its_name_as_written() -> None:
+    hamster = trust.pick_evidence("What is the hamster called?",
+                                  ["Nibbles the hamster lives in Leo's room."], [0.8],
+                                  "hamster.txt")
+    assert hamster is not None
+    assert not trust.states("Nebbles the Hamster living in Leo's room.", hamster)
+    assert trust.states("It is called Nibbles and lives in Leo's room.", hamster)
