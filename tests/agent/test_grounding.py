@@ -5,7 +5,7 @@ that what the model says is fixed and only the box's decisions vary."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import aclosing
+from contextlib import aclosing, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -120,15 +120,27 @@ async def test_the_prompt_read_back_is_never_sent(box: Any) -> None:
         "The fuse box is in the cupboard under the stairs. (from fusebox.txt)")
 
 
-async def test_evidence_comes_from_the_next_document_when_the_best_has_none(
-        tmp_path: Path, embedder: Any) -> None:
-    db = await Database.open(tmp_path / "garden.sqlite")
+@asynccontextmanager
+async def household(tmp_path: Path, embedder: Any, notes: dict[str, str]
+                    ) -> AsyncIterator[tuple[Database, KnowledgeBase]]:
+    """A knowledge base of just ``notes``, for a case the shared box's documents do not make."""
+    db = await Database.open(tmp_path / "notes.sqlite")
     try:
         kb = KnowledgeBase(embedder, db)
-        await kb.ingest("lawn.txt", b"The lawn is mowed every Saturday from April to October; "
-                        b"the lawn mower is in the shed. The lawn feed goes on on Sundays.")
-        await kb.ingest("garden_rota.txt", b"Sunday jobs: Ben mows the lawn and Maya waters "
-                        b"the pots.")
+        for name, text in notes.items():
+            await kb.ingest(name, text.encode())
+        yield db, kb
+    finally:
+        await db.close()
+
+
+async def test_evidence_comes_from_the_next_document_when_the_best_has_none(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "lawn.txt": "The lawn is mowed every Saturday from April to October; the lawn mower is "
+                    "in the shed. The lawn feed goes on on Sundays.",
+        "garden_rota.txt": "Sunday jobs: Ben mows the lawn and Maya waters the pots.",
+    }) as (db, kb):
         question = "Who mows the lawn on Sundays?"
         shown = trust.shown(question, await kb.search(question))
         assert [h.source for h in shown] == ["lawn.txt", "garden_rota.txt"]  # the test's premise
@@ -136,19 +148,14 @@ async def test_evidence_comes_from_the_next_document_when_the_best_has_none(
         reply = await turn(chat, question)
         assert "Ben mows the lawn" in reply
         assert "garden_rota.txt" in reply
-    finally:
-        await db.close()
 
 
 async def test_a_date_no_note_holds_is_declined_beside_a_note_with_another_date(
         tmp_path: Path, embedder: Any) -> None:
-    db = await Database.open(tmp_path / "passport.sqlite")
-    try:
-        kb = KnowledgeBase(embedder, db)
-        await kb.ingest("passport.txt", b"The passports are kept in the study desk. Priya's "
-                        b"passport expires in 2029.")
-        chat, provider = service((db, kb), [["Priya was born in 2029."]])
+    async with household(tmp_path, embedder, {
+        "passport.txt": "The passports are kept in the study desk. Priya's passport expires in "
+                        "2029.",
+    }) as box:
+        chat, provider = service(box, [["Priya was born in 2029."]])
         assert await turn(chat, "What is Priya's date of birth?") == trust.DONT_KNOW
         assert provider.prompts == []  # no model call that could invent one
-    finally:
-        await db.close()
