@@ -47,8 +47,10 @@ STATUS_CUES = frozenset(fold(w) for w in (
 
 # "What time does the ferry leave?", "what time is school pickup?": an event's time, which a
 # note may hold; the clock answers only "what time is it".
-EVENT_TIME = re.compile(r"\bwhat time (?:does|do|did|is|are|was|were|will|should|shall|can)"
-                        r" (?!it\b)", re.IGNORECASE)
+# "what time does it start?" is the class's; "what time is it?" and "what time do you have?"
+# are the clock's.
+EVENT_TIME = re.compile(r"\bwhat time (?:(?:does|do|did|will|should|shall|can) (?!you\b)|"
+                        r"(?:is|are|was|were) (?!it\b))", re.IGNORECASE)
 
 
 @functools.cache

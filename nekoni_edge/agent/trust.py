@@ -487,8 +487,10 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
     if q.startswith(("who", "whose")) or "name" in asked:
-        # A name: a capitalised word that is not a day or a month.
-        return any(fold(w.lower()) not in _CALENDAR for w in _NAME.findall(sentence[1:]))
+        # A name: a capitalised word that is not a day or a month, nor a name the question
+        # already says ("Mr Pike's first name" is not "Mr Pike").
+        said = {fold(w) for w in words(q)} | _HONORIFICS
+        return any(fold(w.lower()) not in _CALENDAR | said for w in _NAME.findall(sentence[1:]))
     return True
 
 

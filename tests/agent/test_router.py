@@ -75,3 +75,5 @@ def test_no_labelled_clock_request_reads_as_an_events_time() -> None:
         TIME_EXAMPLES)
     assert [q for q in clock if EVENT_TIME.search(q)] == []
     assert EVENT_TIME.search("What time does she come?")
+    assert EVENT_TIME.search("What time does it start?")  # the class, not the clock
+    assert not EVENT_TIME.search("What time do you have?")

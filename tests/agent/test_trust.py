@@ -401,3 +401,10 @@ def test_what_a_pet_is_called_wants_its_name_as_written() -> None:
     assert hamster is not None
     assert not trust.states("Nebbles the Hamster living in Leo's room.", hamster)
     assert trust.states("It is called Nibbles and lives in Leo's room.", hamster)
+
+
+def test_a_name_the_question_already_says_is_not_the_answer() -> None:
+    hedge = "Mr Pike trims the front hedge twice a year, in May and September, for 60 pounds."
+    assert not trust.can_answer("What is Mr Pike's first name?", hedge)
+    assert trust.can_answer("Who is Leo's karate instructor?",
+                            "His instructor is Sensei Kato and the grading fee is 25 pounds.")
