@@ -400,7 +400,7 @@ def specific(question: str) -> bool:
     """Whether the question asks for a kind of thing a sentence may lack (a time, an amount,
     a name, an identifier), rather than for what a note says."""
     q = question.strip().lower()
-    return bool(set(words(q)) & (_IDENTIFIERS | {"date"})) or q.startswith((
+    return bool(set(words(q)) & (_IDENTIFIERS | {"date", "name", "called"})) or q.startswith((
         "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
         "what time", "what day", "what temperature", *_SIZE_QUESTIONS)) or bool(
         _WHICH_PART.search(q))

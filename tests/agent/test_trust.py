@@ -383,6 +383,7 @@ def test_who_wants_every_name_and_who_did_something_wants_the_doing() -> None:
 
 def test_a_date_is_a_kind_of_answer_a_note_may_lack() -> None:
     assert trust.specific("What is Priya's date of birth?")
+    assert trust.specific("What is Mr Pike's first name?")  # a name no sentence gives: declined
 
 
 def test_what_it_cost_then_and_who_gave_it() -> None:
