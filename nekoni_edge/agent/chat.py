@@ -265,8 +265,10 @@ class ChatService:
             if window.last_query and trust.leans_on_last_turn(content):
                 query = trust.contextual_query(window.last_query, content)
             window.last_query = query
-            vector, query_vector = await self._embed_request(content, query)
-            routes = await self._route(session_id, content, vector, turn.id)
+            routable = self.router.may_route(content)
+            vector, query_vector = await self._embed_request(content, query, routable)
+            routes = await self._route(session_id, content, vector if routable else None,
+                                       turn.id)
             hits = await self._retrieve(session_id, query, query_vector, turn.id)
             if on_context is not None:
                 on_context(hits)
@@ -386,30 +388,28 @@ class ChatService:
         Sundays?" is the rota's, not the garden note's with its Sunday tomato feed)."""
         if vector is None or self._embed is None:
             return None
-        for index in range(len(hits)):
-            candidates = answer.evidence_candidates(hits[index:])
+        for hit in hits:
+            candidates = answer.evidence_candidates([hit])
             if not candidates:
                 continue
-            vectors = await self._embed([trust.titled(hits[index].source, c)
-                                         for c in candidates])
+            vectors = await self._embed([trust.titled(hit.source, c) for c in candidates])
             cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
-            evidence = trust.pick_evidence(question, candidates, cosines, hits[index].source)
+            evidence = trust.pick_evidence(question, candidates, cosines, hit.source)
             if evidence is not None:
                 return evidence
         return None
 
-    async def _embed_request(self, content: str, query: str
+    async def _embed_request(self, content: str, query: str, routable: bool
                              ) -> tuple[list[float] | None, list[float] | None]:
         """The request's embedding (for the router) and the search query's (the same unless
         the turn leans on the last one), in one call; None when neither is needed (no tool
-        may be for it, nothing stored) or there is no embedder."""
+        may be for it: ``routable``; nothing stored) or there is no embedder."""
         if self._embed is None:
             return None, None
-        wants_tools = len(self.tools) > 0 and self.router.may_route(content)
-        if not wants_tools and (self.knowledge is None or not await self.knowledge.store
+        if not routable and (self.knowledge is None or not await self.knowledge.store
                                 .has_chunks()):
             return None, None
-        if wants_tools:
+        if routable:
             await self.router.prepare(self._embed)
         texts = [content] if query == content else [content, query]
         vectors = await self._embed(texts)
@@ -417,12 +417,11 @@ class ChatService:
 
     async def _route(self, session_id: str, request: str, vector: Sequence[float] | None,
                      parent: str) -> list[Route]:
-        if vector is None or not len(self.tools) or not self.router.may_route(request):
+        if vector is None or not len(self.tools):
             return []
         started = time.monotonic()
         scores = self.router.scores(vector)
-        routes = [r for r in self.router.choose(scores)
-                  if r.tool.not_for is None or not r.tool.not_for.search(request)]
+        routes = self.router.choose(scores, request)
         await self.tracer.emit(session_id, "route", {
             "durationMs": _ms(started), "threshold": self.router.threshold,
             "chosen": [r.tool.name for r in routes],

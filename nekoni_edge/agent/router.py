@@ -80,8 +80,9 @@ class ToolRouter:
         """The tools to run for this request, best first (none below the threshold)."""
         return self.choose(self.scores(vector))
 
-    def choose(self, scores: dict[str, tuple[float, str]]) -> list[Route]:
-        """The tools to run given each tool's ``scores`` (from ``scores()``)."""
+    def choose(self, scores: dict[str, tuple[float, str]], request: str = "") -> list[Route]:
+        """The tools to run given each tool's ``scores`` (from ``scores()``), less any whose
+        ``not_for`` says it never answers ``request``."""
         ranked = sorted(scores.items(), key=lambda item: -item[1][0])
         chosen: list[Route] = []
         for name, (score, example) in ranked[:MAX_TOOLS]:
@@ -91,4 +92,4 @@ class ToolRouter:
             tool = self.tools.get(name)
             assert tool is not None  # noqa: S101 - names come from the registry
             chosen.append(Route(tool, score, example))
-        return chosen
+        return [r for r in chosen if r.tool.not_for is None or not r.tool.not_for.search(request)]
