@@ -45,10 +45,9 @@ STATUS_CUES = frozenset(fold(w) for w in (
     "temperature hot heat overheating warm cool uptime up running started boot reboot health "
     "healthy ok okay working overloaded doing slow battery power swap").split())
 
-# "What time does the ferry leave?", "what time is school pickup?": an event's time, which a
-# note may hold; the clock answers only "what time is it".
-# "what time does it start?" is the class's; "what time is it?" and "what time do you have?"
-# are the clock's.
+# "What time does the ferry leave?", "what time is school pickup?", "what time does it
+# start?": an event's time, which a note may hold; the clock answers "what time is it?" and
+# "what time do you have?".
 EVENT_TIME = re.compile(r"\bwhat time (?:(?:does|do|did|will|should|shall|can) (?!you\b)|"
                         r"(?:is|are|was|were) (?!it\b))", re.IGNORECASE)
 
@@ -164,8 +163,7 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
         {"type": "object", "properties": {"timezone": {"type": "string", "maxLength": 64}},
          "additionalProperties": False},
         get_time, examples=TIME_EXAMPLES, cues=TIME_CUES, not_for=EVENT_TIME,
-        extract=extract_timezone,
-        describe=describe_time,
+        extract=extract_timezone, describe=describe_time,
         essential=lambda result: str(result["time"]),
     ))
 

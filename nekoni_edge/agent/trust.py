@@ -336,13 +336,13 @@ _WHICH_ONE = frozenset("first second third fourth last other alternate".split())
 _EVERY = re.compile(r"\bevery\s+[\d,.]+\s*\w+", re.IGNORECASE)
 # A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
 _DIGIT_GROUPS = re.compile(r"(?<![\w-])\+?\d{2,5}(?:[ -]\d{2,5}){1,3}(?![\w-])")
+# Words of a question that only ask (not what about): left out when a sentence must hold the
+# rest.
+_ASKING = frozenset("name called kind type sort".split())
 
 
 def _has_phone(sentence: str) -> bool:
     return any(len(re.sub(r"\D", "", m)) >= 7 for m in _DIGIT_GROUPS.findall(sentence))
-# Words of a question that only ask (not what about): left out when a sentence must hold the
-# rest.
-_ASKING = frozenset("name called kind type sort".split())
 
 
 def _plain_stems(question: str) -> set[str]:
