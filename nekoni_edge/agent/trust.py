@@ -199,8 +199,33 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> lis
         else floor_words if h.lexical else floor)]
     if not chosen:
         return []
+    # "The van" is not "the camper van": a document naming the question's thing only with a
+    # qualifier the question lacks gives way to one naming it plainly.
+    plain = [_plainly_named(asked, h.content) for _, h in chosen]
+    chosen = [pair for pair, (bare, qualified) in zip(chosen, plain, strict=True)
+              if not any(qualified & other for other, _ in plain if other is not bare)
+              ] or chosen
     best = chosen[0][0]
     return [h for r, h in chosen[:MAX_SHOWN] if r >= best - SHOWN_MARGIN]
+
+
+def _plainly_named(asked: set[str], text: str) -> tuple[set[str], set[str]]:
+    """Of the asked stems a text holds, those it names plainly somewhere ("our van") and
+    those it names only after a word of its own ("the camper van")."""
+    said = [fold(w) for w in words(text)]
+    bare: set[str] = set()
+    qualified: set[str] = set()
+    for i, word in enumerate(said):
+        stem = word[:STEM]
+        if stem not in asked:
+            continue
+        before = said[i - 1] if i else ""
+        if before and before not in STOPWORDS and not before[:1].isdigit() and \
+                before[:STEM] not in asked:
+            qualified.add(stem)
+        else:
+            bare.add(stem)
+    return bare, qualified - bare
 
 
 def _title(source: str) -> str:
@@ -332,6 +357,18 @@ _CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w
                    r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
 _PAID = re.compile(r"\b(cost|paid|charged|spent|was|were|came to)\b", re.IGNORECASE)
 _IRREGULAR_PAST = "gave|made|sold|built|bought|brought|took|sent|put|got|found|paid|left|lent|wrote"
+# "When was the pond dug?", "when were the panels installed?": the deed asked about, last.
+_DONE_LAST = re.compile(rf"\b(\w+ed|{_IRREGULAR_PAST}|dug|swept|done|made|born|laid|hung|"
+                        r"grown|sewn|fixed|cut|set|shut|taken|given|written|shown|seen|"
+                        r"chosen|stolen|broken|won|begun)\W*$")
+# "What breed are our hens?", "what make is the van?", "what colour is it?": a kind of thing.
+_KIND_ASKED = re.compile(r"^(?:what|which) (breed|make|model|brand|kind|type|sort|variety|"
+                         r"species|colour|color) (?:is|are|was|were)\b")
+_COLOUR = re.compile(r"\b(red|orange|yellow|green|blue|purple|pink|brown|black|white|grey|gray|"
+                     r"silver|gold|cream|beige|navy|turquoise|teal|lilac|magenta|maroon)\b",
+                     re.IGNORECASE)
+_IS_A = re.compile(r"\b(is|are) (a|an)\b", re.IGNORECASE)
+_APPOSITION = re.compile(r"\b([A-Z][a-z]+),? the [a-z]+")  # "Pepper the spaniel"
 _WHICH_ONE = frozenset("first second third fourth last other alternate".split())
 _EVERY = re.compile(r"\bevery\s+[\d,.]+\s*\w+", re.IGNORECASE)
 # A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
@@ -403,7 +440,7 @@ def specific(question: str) -> bool:
     return bool(set(words(q)) & (_IDENTIFIERS | {"date", "name", "called"})) or q.startswith((
         "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
         "what time", "what day", "what temperature", *_SIZE_QUESTIONS)) or bool(
-        _WHICH_PART.search(q))
+        _WHICH_PART.search(q) or _KIND_ASKED.match(q))
 
 
 def _periods(text: str) -> dict[str, str]:
@@ -467,6 +504,9 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     if q.startswith("when did"):
         return bool(_DATE.search(sentence))  # a past event: a year or a date, not a habit
     if q.startswith(("when was", "when were")):
+        done = _DONE_LAST.search(q)
+        if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
+            return False  # "when was the pond dug?": October is when its net goes on
         return bool(_DATE.search(sentence) or _PAST_WHEN.search(sentence))
     part = _WHICH_PART.search(q)
     if part is not None and part.group(2) in _DAY_PARTS:
@@ -486,12 +526,30 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     done = re.match(rf"who (\w+ed|{_IRREGULAR_PAST})\b", q)
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
-    if q.startswith(("who", "whose")) or "name" in asked:
+    kind = _KIND_ASKED.match(q)
+    if kind is not None:
+        # "What breed are our hens?": a kind is said by name ("a TP-Link", "Farrow & Ball
+        # Skimming Stone"), as what something is ("Pepper the spaniel", "is a VW"), or by
+        # the kind's own word; where the hens live says none of it.
+        if kind.group(1) in ("colour", "color"):
+            return bool(_COLOUR.search(sentence) or _new_name(q, sentence))
+        return bool(_IS_A.search(sentence) or _new_name(q, sentence)
+                    or fold(kind.group(1))[:STEM] in stems(sentence)
+                    or any(m.group(1).lower() not in STOPWORDS
+                           for m in _APPOSITION.finditer(sentence)))
+    if q.startswith(("who", "whose")) or asked & {"name", "called"}:
         # A name: a capitalised word that is not a day or a month, nor a name the question
         # already says ("Mr Pike's first name" is not "Mr Pike").
-        said = {fold(w) for w in words(q)} | _HONORIFICS
-        return any(fold(w.lower()) not in _CALENDAR | said for w in _NAME.findall(sentence[1:]))
+        return _new_name(q, sentence)
     return True
+
+
+def _new_name(question: str, sentence: str) -> bool:
+    """Whether the sentence says a name (a capitalised word after its first that is not a
+    day or a month) the question does not already say ("Mr Pike's first name" is not "Mr
+    Pike")."""
+    said = {fold(w) for w in words(question.lower())} | _HONORIFICS
+    return any(fold(w.lower()) not in _CALENDAR | said for w in _NAME.findall(sentence[1:]))
 
 
 def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],

@@ -34,6 +34,7 @@ SHORTLIST = 200  # candidates re-scored exactly per query (bench_rag: recall and
 LEXICAL_DEPTH = 50  # full-text matches taken into the fusion
 # Reciprocal-rank fusion's constant: a rank's weight is 1 / (RRF_K + rank), the usual 60.
 RRF_K = 60
+KEEP_NEAREST = 2  # chunks nearest by meaning that stay among the hits whatever their fused rank
 
 
 class IngestInProgress(NekoniError):
@@ -134,7 +135,12 @@ def fuse(rows: Sequence[Sequence[Any]], *, top_k: int, min_score: float) -> list
         fused = 1 / (RRF_K + semantic[i]) + (1 / (RRF_K + words_rank) if words_rank else 0.0)
         hits.append(Hit(row[0], row[1], row[2], row[3], row[4], cosine, words_rank, fused))
     hits.sort(key=lambda h: -h.fused)
-    return hits[:top_k]
+    # Every chunk the words found also has a cosine rank, so even a weak word match ("night")
+    # outranks the nearest chunk by meaning that shares no word ("chickens" for "hens"): the
+    # nearest by meaning keep their places, the show decision weighs them against the rest.
+    nearest = sorted(hits, key=lambda h: -h.score)[:min(KEEP_NEAREST, top_k)]
+    others = [h for h in hits if h not in nearest][:top_k - len(nearest)]
+    return sorted(nearest + others, key=lambda h: -h.fused)
 
 
 def pack(vector: Sequence[float]) -> bytes:

@@ -409,3 +409,36 @@ def test_a_name_the_question_already_says_is_not_the_answer() -> None:
     assert not trust.can_answer("What is Mr Pike's first name?", hedge)
     assert trust.can_answer("Who is Leo's karate instructor?",
                             "His instructor is Sensei Kato and the grading fee is 25 pounds.")
+
+
+def test_what_things_are_called_and_when_a_deed_was_done_want_that() -> None:
+    hens = "Our four hens live in the coop at the bottom of the garden."
+    assert not trust.can_answer("What are the hens called?", hens)
+    assert trust.can_answer("What are the goldfish called?",
+                            "Our goldfish, Bubbles and Squeak, are fed once a day.")
+    pond = "The pond pump is cleaned every April, and a net goes over the pond in October."
+    assert not trust.can_answer("When was the pond dug?", pond)
+    assert trust.can_answer("When was the house built?", "The house was built in 1932.")
+    assert trust.can_answer("When was the chimney swept?", "The chimney was swept in October.")
+
+
+def test_a_kind_is_said_by_name_or_as_what_something_is() -> None:
+    hens = "Our four hens live in the coop at the bottom of the garden."
+    assert trust.specific("What breed are our hens?")
+    assert not trust.can_answer("What breed are our hens?", hens)
+    assert trust.can_answer("What breed is Pepper?", "Pepper the spaniel gets two walks a day.")
+    assert trust.can_answer("What brand is the Wi-Fi extender?",
+                            "The Wi-Fi extender on the landing is a TP-Link.")
+    assert not trust.can_answer("What colour is it?", "The paint tins are on the garage shelf.")
+    assert trust.can_answer("What colour is the car?", "The red Honda Jazz is Priya's car.")
+
+
+def test_the_van_is_not_the_camper_van() -> None:
+    camper = hit("camper.txt", "The camper van is a VW California, parked at Dave's farm.",
+                 0.47, 6)
+    van = hit("van.txt", "Our van is a white Ford Transit, insured with Harbour Mutual.",
+              0.45, 1)
+    question = "Which company covers the van if we crash it?"
+    assert trust.shown(question, [camper, van]) == [van]
+    # Asked for the camper, the camper van is named plainly enough.
+    assert trust.shown("Where is the camper van parked?", [camper, van])[0] is camper

@@ -115,6 +115,18 @@ async def test_words_and_meaning_are_fused(kb: KnowledgeBase) -> None:
     assert [h.source for h in low] == ["water.txt"]
 
 
+async def test_the_nearest_by_meaning_is_kept_beside_weak_word_matches(
+        kb: KnowledgeBase) -> None:
+    # Every chunk a word found also has a cosine rank, so five notes sharing one common word
+    # ("night") outranked, by fused rank alone, the note about hens asked of as chickens.
+    await kb.ingest("hens.txt", b"Our four hens are let out at 7 am and shut in the coop at dusk.")
+    for n, thing in enumerate(("heater", "lamp", "router", "alarm", "porch light", "dryer")):
+        await kb.ingest(f"night{n}.txt", f"The {thing} is switched off every night.".encode())
+    found = await kb.search("When do the chickens go back in for the night?")
+    assert len(found) == kb.top_k
+    assert "hens.txt" in [h.source for h in found]
+
+
 async def test_both_indexes_stay_in_step_with_ingest_and_delete(kb: KnowledgeBase) -> None:
     ingested = await kb.ingest("fuse.txt", DOCUMENTS["fuse.txt"].encode())
     assert [h.source for h in await kb.search("fuse box garage")] == ["fuse.txt"]
