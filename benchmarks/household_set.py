@@ -877,7 +877,8 @@ FRESH7 = [
     Turn("unanswerable", "How much did Pepper's last jab cost?"),
     Turn("unanswerable", "What is Brightside's phone number?"),
     Turn("unanswerable", "How old is Grandad?"),
-    Turn("unanswerable", "When were the solar panels installed?"),
+    # Labelled unanswerable when written; solar.txt (an older note) says 2021.
+    Turn("fact", "When were the solar panels installed?", r"2021"),
     Turn("general", "What is a booster jab?"),
     Turn("general", "How do solar panels work?"),
     Turn("general", "Why do pianos need tuning?"),

@@ -201,27 +201,38 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> lis
         return []
     # "The van" is not "the camper van": a document naming the question's thing only with a
     # qualifier the question lacks gives way to one naming it plainly.
+    # (Only to one that holds every asked word it holds: "375 g water" in the sourdough
+    # recipe does not give way to "the water softener".)
     plain = [_plainly_named(asked, h.content) for _, h in chosen]
     chosen = [pair for pair, (bare, qualified) in zip(chosen, plain, strict=True)
-              if not any(qualified & other for other, _ in plain if other is not bare)
+              if not any(qualified & other_bare and bare | qualified <= other_bare | other_q
+                         for other_bare, other_q in plain if other_bare is not bare)
               ] or chosen
     best = chosen[0][0]
     return [h for r, h in chosen[:MAX_SHOWN] if r >= best - SHOWN_MARGIN]
 
 
+_THE = frozenset("the a an our my his her their your this that".split())
+_TOKEN = re.compile(r"[^\W_][\w'’-]*|[^\w\s]")
+
+
 def _plainly_named(asked: set[str], text: str) -> tuple[set[str], set[str]]:
     """Of the asked stems a text holds, those it names plainly somewhere ("our van") and
     those it names only after a word of its own ("the camper van")."""
-    said = [fold(w) for w in words(text)]
+    said = [fold(w.lower()) for w in _TOKEN.findall(text)]
     bare: set[str] = set()
     qualified: set[str] = set()
     for i, word in enumerate(said):
         stem = word[:STEM]
         if stem not in asked:
             continue
-        before = said[i - 1] if i else ""
-        if before and before not in STOPWORDS and not before[:1].isdigit() and \
-                before[:STEM] not in asked:
+        # "the camper van": words of its own between a determiner and the thing (not "after
+        # school", "bring goggles", "375 g water" or "Castle Guard, policy").
+        j = i - 1
+        while j >= 0 and i - j <= 3 and said[j][:1].isalpha() and said[j] not in STOPWORDS \
+                and said[j][:STEM] not in asked:
+            j -= 1
+        if j < i - 1 and j >= 0 and said[j] in _THE:
             qualified.add(stem)
         else:
             bare.add(stem)
@@ -311,6 +322,8 @@ _DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})
 # An age, or a birth year it follows from; a birthday (a day and a month) says nothing of it.
 _AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(1[89]|20)\d\d\b",
                   re.IGNORECASE)
+_HEAT_QUESTIONS = ("how hot", "how warm", "how cold", "what temperature")
+_TEMPERATURE = re.compile(r"\d\s*(°|degrees?\b|[cf]\b)", re.IGNORECASE)
 _SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
 _SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|l|gallons?|kg|g|"
                    r"tonnes?|metres?|meters?|kwh|kw|w|watts?|mah|ah|gb|tb|mb|seats?|berths?)\b|"
@@ -369,6 +382,11 @@ _COLOUR = re.compile(r"\b(red|orange|yellow|green|blue|purple|pink|brown|black|w
                      re.IGNORECASE)
 _IS_A = re.compile(r"\b(is|are) (a|an)\b", re.IGNORECASE)
 _APPOSITION = re.compile(r"\b([A-Z][a-z]+),? the [a-z]+")  # "Pepper the spaniel"
+# Kinds of personal fact a note may lack: "what's the Okafors' address?".
+_PERSONAL = frozenset("date name surname called address email phone".split())
+# "Ben's middle name", "Rosa's surname": said with the rest of the name beside it.
+_PART_OF_NAME = re.compile(r"\b([A-Z][a-z]+)['’]s (?:(?:first|middle|last|full|maiden) name|"
+                           r"surname)\b")
 _WHICH_ONE = frozenset("first second third fourth last other alternate".split())
 _EVERY = re.compile(r"\bevery\s+[\d,.]+\s*\w+", re.IGNORECASE)
 # A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
@@ -437,9 +455,9 @@ def specific(question: str) -> bool:
     """Whether the question asks for a kind of thing a sentence may lack (a time, an amount,
     a name, an identifier), rather than for what a note says."""
     q = question.strip().lower()
-    return bool(set(words(q)) & (_IDENTIFIERS | {"date", "name", "called"})) or q.startswith((
+    return bool(set(words(q)) & (_IDENTIFIERS | _PERSONAL)) or q.startswith((
         "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
-        "what time", "what day", "what temperature", *_SIZE_QUESTIONS)) or bool(
+        "what time", "what day", *_HEAT_QUESTIONS, *_SIZE_QUESTIONS)) or bool(
         _WHICH_PART.search(q) or _KIND_ASKED.match(q))
 
 
@@ -517,7 +535,9 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         return bool(_AGE.search(sentence))
     if q.startswith(_SIZE_QUESTIONS):
         return bool(_SIZE.search(sentence))
-    if q.startswith(("how much", "how many", "what temperature")):
+    if q.startswith(_HEAT_QUESTIONS):
+        return bool(_TEMPERATURE.search(sentence))  # "how hot?": degrees, not 3 hours 40
+    if q.startswith(("how much", "how many")):
         return bool(_AMOUNT.search(sentence))
     if q.startswith("how long"):
         return bool(_DURATION.search(sentence))  # a length of time, not a day of the week
@@ -537,6 +557,14 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
                     or fold(kind.group(1))[:STEM] in stems(sentence)
                     or any(m.group(1).lower() not in STOPWORDS
                            for m in _APPOSITION.finditer(sentence)))
+    part = _PART_OF_NAME.search(question)
+    if part is not None:
+        # "Ben Hale", "Hale, Ben": the person's name beside another ("Mr Pike" is one name).
+        person = part.group(1)
+        beside = re.findall(rf"\b([A-Z][a-z]+),? {person}\b", sentence) + re.findall(
+            rf"\b{person},? ([A-Z][a-z]+)", sentence)
+        return any(w.lower() not in _HONORIFICS | STOPWORDS and fold(w.lower()) not in _CALENDAR
+                   for w in beside)
     if q.startswith(("who", "whose")) or asked & {"name", "called"}:
         # A name: a capitalised word that is not a day or a month, nor a name the question
         # already says ("Mr Pike's first name" is not "Mr Pike").

@@ -442,3 +442,35 @@ def test_the_van_is_not_the_camper_van() -> None:
     assert trust.shown(question, [camper, van]) == [van]
     # Asked for the camper, the camper van is named plainly enough.
     assert trust.shown("Where is the camper van parked?", [camper, van])[0] is camper
+
+
+def test_part_of_a_name_is_said_beside_the_name_and_an_address_is_personal() -> None:
+    bike = "Ben's e-bike is insured with Pedal Cover for 1,200 pounds."
+    assert not trust.can_answer("What's Ben's middle name?", bike)
+    assert trust.can_answer("What's Ben's middle name?", "Ben Thomas Hale was born in 1990.")
+    assert trust.can_answer("What is Rosa's surname?", "Our cleaner, Rosa Diaz, comes on Fridays.")
+    assert not trust.can_answer("What is Mr Pike's first name?", "Mr Pike trims the hedge.")
+    assert trust.specific("What's the Okafors' address?")
+
+
+def test_how_hot_wants_degrees() -> None:
+    loaf = "For a white loaf use programme 1, which takes 3 hours 40 minutes."
+    assert not trust.can_answer("How hot should the oven be for the bread?", loaf)
+    assert trust.can_answer("How hot should the oven be for the bread?",
+                            "Bake at 230 degrees for 40 minutes.")
+    assert trust.can_answer("How warm is the house kept?",
+                            "The thermostat in the hall is set to 20 degrees.")
+    assert trust.specific("How warm is the house kept?")
+
+
+def test_a_thing_gives_way_only_to_a_plainer_note_holding_all_it_holds() -> None:
+    camper = hit("camper.txt", "The camper van is a VW California. The habitation check is due "
+                 "in June.", 0.50, 1)
+    van = hit("van.txt", "Our van is a white Ford Transit, insured with Harbour Mutual.",
+              0.47, 2)
+    assert trust.shown("When is the van's habitation check?", [camper, van])[0] is camper
+    # "after school" is not a kind of school: only words between a determiner and the thing.
+    maya = hit("maya.txt", "Maya is at Oakfield Primary. She swims on Mondays after school.",
+               0.63, 2)
+    trip = hit("school_trip.txt", "Maya's school trip to the zoo is on 12 May.", 0.60, 1)
+    assert trust.shown("What's the name of Maya's school?", [maya, trip])[0] is maya
