@@ -322,6 +322,9 @@ _DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})
 # An age, or a birth year it follows from; a birthday (a day and a month) says nothing of it.
 _AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(1[89]|20)\d\d\b",
                   re.IGNORECASE)
+# A sentence telling of the past: "was", "did", "ago", a year, a deed done.
+_TOLD_PAST = re.compile(r"\b(was|were|did|had|ago|yesterday|\w{3,}ed|(1[89]|20)\d\d)\b",
+                        re.IGNORECASE)
 _HEAT_QUESTIONS = ("how hot", "how warm", "how cold", "what temperature")
 _TEMPERATURE = re.compile(r"\d\s*(°|degrees?\b|[cf]\b)", re.IGNORECASE)
 _SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
@@ -476,9 +479,13 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     q = question.strip().lower()
     asked = set(words(q))
     said_periods = _periods(sentence)
+    asked_periods = _periods(q)
     if any(said_periods.get(period, qualifier) != qualifier
-           for period, qualifier in _periods(q).items()):
+           for period, qualifier in asked_periods.items()):
         return False  # asked for last month's, the sentence is about this month's
+    if "last" in asked_periods.values() and not said_periods and not (
+            _TOLD_PAST.search(sentence) or _PAST_WHEN.search(sentence)):
+        return False  # last month's book: what the club does each month says nothing of it
     identifiers = asked & _IDENTIFIERS
     if re.search(r"\bnumber \d", q):
         identifiers.discard("number")  # "who lives at number 16?" gives the number
@@ -534,6 +541,15 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     if q.startswith("how old"):
         return bool(_AGE.search(sentence))
     if q.startswith(_SIZE_QUESTIONS):
+        # "The starter lives in the fridge and is fed 50 g of flour": the fridge is where,
+        # not what is measured.
+        thing = [fold(w) for w in words(q) if w not in STOPWORDS][-1:]
+        places = [m.group(1) for m in re.finditer(
+            r"\b(in|at|on|by|under|behind|beside|inside|near|next to) (?:the |our |a |an )?"
+            r"([\w-]+)", sentence, re.IGNORECASE) if thing and fold(m.group(2).lower()) in thing]
+        mentions = [w for w in words(sentence) if thing and fold(w) in thing]
+        if mentions and len(places) == len(mentions):
+            return False
         return bool(_SIZE.search(sentence))
     if q.startswith(_HEAT_QUESTIONS):
         return bool(_TEMPERATURE.search(sentence))  # "how hot?": degrees, not 3 hours 40

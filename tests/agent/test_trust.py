@@ -474,3 +474,13 @@ def test_a_thing_gives_way_only_to_a_plainer_note_holding_all_it_holds() -> None
                0.63, 2)
     trip = hit("school_trip.txt", "Maya's school trip to the zoo is on 12 May.", 0.60, 1)
     assert trust.shown("What's the name of Maya's school?", [maya, trip])[0] is maya
+
+
+def test_a_size_is_of_the_thing_and_last_months_is_told_in_the_past() -> None:
+    starter = "The starter lives in the fridge and is fed with 50 g flour every Sunday."
+    assert not trust.can_answer("How big is the fridge?", starter)
+    assert trust.can_answer("How big is the hot tub?", "The hot tub holds 1,000 litres.")
+    club = "Maya's book club meets on the last Thursday of the month at Priya's house."
+    assert not trust.can_answer("What was last month's book at book club?", club)
+    assert trust.can_answer("What was last month's book at book club?",
+                            "In November they read Holes.")
