@@ -276,6 +276,9 @@ class ChatService:
             asks = _asks(content)
             shown = [] if household is False else trust.shown(query, hits,
                                                                 with_tool=bool(routes))
+            if household is None and not shown and not trust.general_form(content) and \
+                    trust.held_whole(content, hits):
+                household = True  # the librarian beside the library note is the household's
             results = [await self._run_route(session_id, content, route, stats, turn.id,
                                              approve) for route in routes]
             facts = [fact for fact, _, _ in results]

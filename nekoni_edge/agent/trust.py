@@ -162,6 +162,15 @@ def general_form(question: str) -> bool:
     return not _NAME_INSIDE.search(text)
 
 
+def held_whole(question: str, hits: Sequence[Hit]) -> bool:
+    """Whether one note holds every word of the question ("who is the librarian?" beside
+    the library note): a question of the household's, even when no note is close enough to
+    show."""
+    asked = stems(question)
+    return bool(asked) and any(
+        covered(asked, stems(f"{_title(h.source)} {h.content}")) == asked for h in hits)
+
+
 def without_instructions(text: str) -> str:
     """A document's text less its sentences that instruct the assistant."""
     kept = [s for s in sentences(text) if not _INSTRUCTION.search(s)
@@ -380,6 +389,7 @@ _DONE_LAST = re.compile(rf"\b(\w+ed|{_IRREGULAR_PAST}|dug|swept|done|made|born|l
 # "What breed are our hens?", "what make is the van?", "what colour is it?": a kind of thing.
 _KIND_ASKED = re.compile(r"^(?:what|which) (breed|make|model|brand|kind|type|sort|variety|"
                          r"species|colour|color) (?:is|are|was|were)\b")
+_WHICH_THING = re.compile(r"^(?:what|which) ([a-z]+) (?:is|are|was|were) (.*)$")
 _COLOUR = re.compile(r"\b(red|orange|yellow|green|blue|purple|pink|brown|black|white|grey|gray|"
                      r"silver|gold|cream|beige|navy|turquoise|teal|lilac|magenta|maroon)\b",
                      re.IGNORECASE)
@@ -461,7 +471,7 @@ def specific(question: str) -> bool:
     return bool(set(words(q)) & (_IDENTIFIERS | _PERSONAL)) or q.startswith((
         "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
         "what time", "what day", *_HEAT_QUESTIONS, *_SIZE_QUESTIONS)) or bool(
-        _WHICH_PART.search(q) or _KIND_ASKED.match(q))
+        _WHICH_PART.search(q) or _KIND_ASKED.match(q) or _which_thing(q))
 
 
 def _periods(text: str) -> dict[str, str]:
@@ -573,6 +583,11 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
                     or fold(kind.group(1))[:STEM] in stems(sentence)
                     or any(m.group(1).lower() not in STOPWORDS
                            for m in _APPOSITION.finditer(sentence)))
+    asked_for = _which_thing(q)
+    if asked_for:
+        # "What belt is Leo?", "which rack is the canoe on?": the thing asked for is named
+        # where it is told (the karate class's day says nothing of a belt).
+        return fold(asked_for)[:STEM] in stems(sentence)
     part = _PART_OF_NAME.search(question)
     if part is not None:
         # "Ben Hale", "Hale, Ben": the person's name beside another ("Mr Pike" is one name).
@@ -586,6 +601,16 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         # already says ("Mr Pike's first name" is not "Mr Pike").
         return _new_name(q, sentence)
     return True
+
+
+def _which_thing(question: str) -> str:
+    """The thing a short "what X is Y?" asks for ('belt' of "what belt is Leo?"); '' when
+    the question is not one."""
+    which = _WHICH_THING.match(question.strip().lower())
+    if which is None or which.group(1) in STOPWORDS or which.group(1).endswith("ly") or len(
+            content_words(which.group(2))) > 2:
+        return ""
+    return which.group(1)
 
 
 def _new_name(question: str, sentence: str) -> bool:

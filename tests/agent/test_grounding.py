@@ -159,3 +159,17 @@ async def test_a_date_no_note_holds_is_declined_beside_a_note_with_another_date(
         chat, provider = service(box, [["Priya was born in 2029."]])
         assert await turn(chat, "What is Priya's date of birth?") == trust.DONT_KNOW
         assert provider.prompts == []  # no model call that could invent one
+
+
+async def test_a_question_every_word_of_which_a_note_holds_is_the_households(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "library.txt": "Library books are due back every three weeks. Maya's library card is "
+                       "in the red purse; the library is on Church Street.",
+    }) as (db, kb):
+        question = "Who is the librarian?"
+        assert trust.about_household(question) is None  # the test's premise: its words don't say
+        assert trust.shown(question, await kb.search(question)) == []  # nor is a note shown
+        chat, provider = service((db, kb), [["The librarian is Ahkama El-Ammara."]])
+        assert await turn(chat, question) == trust.DONT_KNOW
+        assert provider.prompts == []

@@ -484,3 +484,10 @@ def test_a_size_is_of_the_thing_and_last_months_is_told_in_the_past() -> None:
     assert not trust.can_answer("What was last month's book at book club?", club)
     assert trust.can_answer("What was last month's book at book club?",
                             "In November they read Holes.")
+
+
+def test_what_thing_is_asked_for_is_named_where_it_is_told() -> None:
+    karate = "Leo's karate class is on Mondays at 5:30 pm at the Parkway dojo."
+    assert trust.specific("What belt is Leo?")
+    assert not trust.can_answer("What belt is Leo?", karate)
+    assert trust.can_answer("Which rack is the canoe on?", "Our canoe is kept on rack 14.")
