@@ -208,13 +208,16 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> lis
         else floor_words if h.lexical else floor)]
     if not chosen:
         return []
-    # "The van" is not "the camper van": a document naming the question's thing only with a
-    # qualifier the question lacks gives way to one naming it plainly.
-    # (Only to one that holds every asked word it holds: "375 g water" in the sourdough
-    # recipe does not give way to "the water softener".)
+    # "The van" is not "the camper van": a document naming the thing the question names
+    # plainly only with a qualifier of its own gives way to one naming it plainly that holds
+    # every asked word it holds ("375 g water" in the sourdough recipe keeps its place beside
+    # "the water softener"; "the sewage tank" is no plainer than "the septic tank").
+    said = [fold(w.lower()) for w in _TOKEN.findall(question)]
+    named = {w[:STEM] for before, w in zip(said, said[1:], strict=False) if before in _THE}
     plain = [_plainly_named(asked, h.content) for _, h in chosen]
     chosen = [pair for pair, (bare, qualified) in zip(chosen, plain, strict=True)
-              if not any(qualified & other_bare and bare | qualified <= other_bare | other_q
+              if not any(qualified & other_bare & named and bare | qualified <= other_bare |
+                         other_q
                          for other_bare, other_q in plain if other_bare is not bare)
               ] or chosen
     best = chosen[0][0]
@@ -389,6 +392,9 @@ _DONE_LAST = re.compile(rf"\b(\w+ed|{_IRREGULAR_PAST}|dug|swept|done|made|born|l
 # "What breed are our hens?", "what make is the van?", "what colour is it?": a kind of thing.
 _KIND_ASKED = re.compile(r"^(?:what|which) (breed|make|model|brand|kind|type|sort|variety|"
                          r"species|colour|color) (?:is|are|was|were)\b")
+# Things whose own kinds of answer are checked above ("what date is the party?": a date).
+_TOLD_ELSEWHERE = frozenset("date time day days year month week evening morning afternoon "
+                            "night season hour".split())
 _WHICH_THING = re.compile(r"^(?:what|which) ([a-z]+) (?:is|are|was|were) (.*)$")
 _COLOUR = re.compile(r"\b(red|orange|yellow|green|blue|purple|pink|brown|black|white|grey|gray|"
                      r"silver|gold|cream|beige|navy|turquoise|teal|lilac|magenta|maroon)\b",
@@ -607,8 +613,8 @@ def _which_thing(question: str) -> str:
     """The thing a short "what X is Y?" asks for ('belt' of "what belt is Leo?"); '' when
     the question is not one."""
     which = _WHICH_THING.match(question.strip().lower())
-    if which is None or which.group(1) in STOPWORDS or which.group(1).endswith("ly") or len(
-            content_words(which.group(2))) > 2:
+    if which is None or which.group(1) in STOPWORDS | _TOLD_ELSEWHERE or which.group(
+            1).endswith("ly") or len(content_words(which.group(2))) > 2:
         return ""
     return which.group(1)
 

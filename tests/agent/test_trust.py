@@ -491,3 +491,13 @@ def test_what_thing_is_asked_for_is_named_where_it_is_told() -> None:
     assert trust.specific("What belt is Leo?")
     assert not trust.can_answer("What belt is Leo?", karate)
     assert trust.can_answer("Which rack is the canoe on?", "Our canoe is kept on rack 14.")
+    assert trust.can_answer("What date is the garden party?",
+                            "The summer garden party is on 19 July from 2 pm.")
+
+
+def test_a_thing_the_question_qualifies_itself_does_not_give_way() -> None:
+    septic = hit("septic_tank.txt", "The septic tank is emptied every two years; the lid is "
+                 "behind the greenhouse.", 0.48, 1)
+    dryer = hit("dehumidifier.txt", "The dehumidifier runs in the utility room. Empty its tank "
+                "every morning.", 0.39, 5)
+    assert trust.shown("Where's the cover of the sewage tank?", [septic, dryer])[0] is septic
