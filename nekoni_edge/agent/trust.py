@@ -627,6 +627,9 @@ def _new_name(question: str, sentence: str) -> bool:
     return any(fold(w.lower()) not in _CALENDAR | said for w in _NAME.findall(sentence[1:]))
 
 
+_CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
+
+
 def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
                   source: str) -> Evidence | None:
     """The candidate that can answer the question and is closest to it by meaning and
@@ -653,9 +656,21 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     runner = next((s for s in scored[1:2] if best_score - s[0] <= EVIDENCE_PAIR_MARGIN), None)
     told = sentence if runner is None else " ".join(
         s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
-    return Evidence(sentence, source, frozenset(content_words(sentence) -
-                                                content_words(question) - _HONORIFICS),
-                    told=told, every_name=_asks_a_name(question))
+    return Evidence(sentence, source, frozenset(content_words(_answering_clause(
+        sentence, asked)) - content_words(question) - _HONORIFICS), told=told,
+        every_name=_asks_a_name(question))
+
+
+def _answering_clause(sentence: str, asked: set[str]) -> str:
+    """Of a sentence's clauses ("the pellets are in the metal bin, and the eggs are collected
+    every afternoon"), the one alone holding most of the question's words: what an answer
+    must say. The whole sentence when no clause stands out."""
+    clauses = _CLAUSE.split(sentence)
+    if len(clauses) < 2:
+        return sentence
+    held = sorted(((len(asked & stems(c)), c) for c in clauses), key=lambda p: -p[0])
+    best, clause = held[0]
+    return clause if best > held[1][0] and content_words(clause) else sentence
 
 
 def _asks_a_name(question: str) -> bool:

@@ -501,3 +501,14 @@ def test_a_thing_the_question_qualifies_itself_does_not_give_way() -> None:
     dryer = hit("dehumidifier.txt", "The dehumidifier runs in the utility room. Empty its tank "
                 "every morning.", 0.39, 5)
     assert trust.shown("Where's the cover of the sewage tank?", [septic, dryer])[0] is septic
+
+
+def test_an_answer_must_say_the_clause_that_answers() -> None:
+    pellets = trust.pick_evidence(
+        "Where are the hens' pellets kept?",
+        ["Their layers pellets are in the metal bin by the coop, and the eggs are collected "
+         "every afternoon."], [0.7], "hens.txt")
+    assert pellets is not None
+    assert not trust.states("We have four hens in the coop. The eggs are collected every "
+                            "afternoon.", pellets)
+    assert trust.states("The pellets are in the metal bin by the coop.", pellets)
