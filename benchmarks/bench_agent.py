@@ -38,6 +38,7 @@ from benchmarks.household_set import (
     FRESH9,
     FRESH10,
     FRESH11,
+    FRESH12,
     INJECTIONS,
     KINDS,
     Turn,
@@ -321,6 +322,7 @@ def main() -> None:
     parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh",
                                            "fresh2", "fresh3", "fresh4", "fresh5", "fresh6",
                                            "fresh7", "fresh8", "fresh9", "fresh10", "fresh11",
+                                           "fresh12",
                                            "unseen"),
                         default="all",
                         help="unseen: the held-out half and the newest fresh set")
@@ -338,9 +340,10 @@ def main() -> None:
     halves = {"calibration": calibration, "held-out": held_out, "fresh": FRESH,
               "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5,
               "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
-              "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11}
+              "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
+              "fresh12": FRESH12}
     if args.half == "unseen":
-        halves = {"held-out": held_out, "fresh11": FRESH11}
+        halves = {"held-out": held_out, "fresh12": FRESH12}
     elif args.half != "all":
         halves = {args.half: halves[args.half]}
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
