@@ -208,18 +208,22 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> lis
         else floor_words if h.lexical else floor)]
     if not chosen:
         return []
-    # "The van" is not "the camper van": a document naming the thing the question names
-    # plainly only with a qualifier of its own gives way to one naming it plainly that holds
-    # every asked word it holds ("375 g water" in the sourdough recipe keeps its place beside
-    # "the water softener"; "the sewage tank" is no plainer than "the septic tank").
-    said = [fold(w.lower()) for w in _TOKEN.findall(question)]
-    named = {w[:STEM] for before, w in zip(said, said[1:], strict=False) if before in _THE}
-    plain = [_plainly_named(asked, h.content) for _, h in chosen]
-    chosen = [pair for pair, (bare, qualified) in zip(chosen, plain, strict=True)
-              if not any(qualified & other_bare & named and bare | qualified <= other_bare |
-                         other_q
-                         for other_bare, other_q in plain if other_bare is not bare)
-              ] or chosen
+    # "The van" is not "the camper van", "the patio heater" not "the greenhouse heater": a
+    # note naming the question's thing only with a qualifier the question lacks gives way to
+    # one naming it as the question does that holds as many of the asked words ("the van's
+    # habitation check" stays the camper's; "the sewage tank" is named by neither note).
+    wanted = {stem: forms[0] for stem, forms in _named_as(question, asked).items()
+              if forms[0] is not None}
+    said = stems(question)
+    named = [(_named_as(h.content, set(wanted)), len(covered(asked, stems(h.content))))
+             for _, h in chosen]
+    matching = [{a for a, forms in names.items() if any(
+        f == wanted[a] or (f is None and not wanted[a]) for f in forms)} for names, _ in named]
+    chosen = [pair for pair, (names, count) in zip(chosen, named, strict=True) if not any(
+        all(f is not None and f - said for f in forms) and any(
+            a in match and other >= count for match, (_, other) in zip(matching, named,
+                                                                      strict=True))
+        for a, forms in names.items())] or chosen
     best = chosen[0][0]
     return [h for r, h in chosen[:MAX_SHOWN] if r >= best - SHOWN_MARGIN]
 
@@ -228,27 +232,21 @@ _THE = frozenset("the a an our my his her their your this that".split())
 _TOKEN = re.compile(r"[^\W_][\w'’-]*|[^\w\s]")
 
 
-def _plainly_named(asked: set[str], text: str) -> tuple[set[str], set[str]]:
-    """Of the asked stems a text holds, those it names plainly somewhere ("our van") and
-    those it names only after a word of its own ("the camper van")."""
+def _named_as(text: str, asked: set[str]) -> dict[str, list[frozenset[str] | None]]:
+    """How a text names each asked stem it holds, mention by mention: the stems of the words
+    between a determiner and it ({'camper'} of "the camper van", {} of "our van"), or None
+    when no determiner is near ("after school", "375 g water", "Castle Guard, policy")."""
     said = [fold(w.lower()) for w in _TOKEN.findall(text)]
-    bare: set[str] = set()
-    qualified: set[str] = set()
+    named: dict[str, list[frozenset[str] | None]] = {}
     for i, word in enumerate(said):
-        stem = word[:STEM]
-        if stem not in asked:
+        if word[:STEM] not in asked:
             continue
-        # "the camper van": words of its own between a determiner and the thing (not "after
-        # school", "bring goggles", "375 g water" or "Castle Guard, policy").
         j = i - 1
-        while j >= 0 and i - j <= 3 and said[j][:1].isalpha() and said[j] not in STOPWORDS \
-                and said[j][:STEM] not in asked:
+        while j >= 0 and i - j <= 3 and said[j][:1].isalpha() and said[j] not in STOPWORDS:
             j -= 1
-        if j < i - 1 and j >= 0 and said[j] in _THE:
-            qualified.add(stem)
-        else:
-            bare.add(stem)
-    return bare, qualified - bare
+        named.setdefault(word[:STEM], []).append(
+            frozenset(w[:STEM] for w in said[j + 1:i]) if j >= 0 and said[j] in _THE else None)
+    return named
 
 
 def _title(source: str) -> str:
@@ -635,15 +633,19 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     """The candidate that can answer the question and is closest to it by meaning and
     shared words, with what it adds to the question; None when none can."""
     # Names and the document's own name say which document, not which of its sentences.
-    asked = stems(question) - stems(source) - _name_stems(question)
+    asked = stems(question) - stems(_title(source)) - _name_stems(question)
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
     context = f"{_title(source)} {candidates[0] if candidates else ''}"
+    topic = stems(candidates[0]) if len(candidates) > 1 else set()
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         if not can_answer(question, sentence, context) or not content_words(sentence) - \
                 content_words(question):
             continue
-        score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(sentence))
+        held = asked & stems(sentence)
+        # The opening's words say what the document is about more than which sentence answers
+        # ("What does Maya need for her zoo trip?": the trip is the opening's, the need is not).
+        score = cosine + EVIDENCE_WORD_WEIGHT * (len(held) - len(held & topic) / 2)
         if where and _PLACE.search(sentence):
             score += EVIDENCE_WORD_WEIGHT  # "where" is answered by a place
         scored.append((score, index, sentence))

@@ -512,3 +512,10 @@ def test_an_answer_must_say_the_clause_that_answers() -> None:
     assert not trust.states("We have four hens in the coop. The eggs are collected every "
                             "afternoon.", pellets)
     assert trust.states("The pellets are in the metal bin by the coop.", pellets)
+
+
+def test_the_patio_heater_is_not_the_greenhouse_heater() -> None:
+    greenhouse = hit("greenhouse_heater.txt", "The greenhouse heater burns paraffin; spare wicks "
+                     "are in the shed.", 0.54, 2)
+    patio = hit("patio_heater.txt", "The patio heater runs off the grey gas bottle.", 0.44, 1)
+    assert trust.shown("What does the patio heater burn?", [greenhouse, patio]) == [patio]
