@@ -217,8 +217,7 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> lis
     said = stems(question)
     named = [(_named_as(h.content, set(wanted)), len(covered(asked, stems(h.content))))
              for _, h in chosen]
-    matching = [{a for a, forms in names.items() if any(
-        f == wanted[a] or (f is None and not wanted[a]) for f in forms)} for names, _ in named]
+    matching = [{a for a, forms in names.items() if wanted[a] in forms} for names, _ in named]
     chosen = [pair for pair, (names, count) in zip(chosen, named, strict=True) if not any(
         all(f is not None and f - said for f in forms) and any(
             a in match and other >= count for match, (_, other) in zip(matching, named,

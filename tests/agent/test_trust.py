@@ -519,3 +519,11 @@ def test_the_patio_heater_is_not_the_greenhouse_heater() -> None:
                      "are in the shed.", 0.54, 2)
     patio = hit("patio_heater.txt", "The patio heater runs off the grey gas bottle.", 0.44, 1)
     assert trust.shown("What does the patio heater burn?", [greenhouse, patio]) == [patio]
+
+
+def test_a_thing_named_with_no_determiner_is_not_named_plainly() -> None:
+    starter = hit("starter.txt", "The sourdough starter lives in the fridge and is fed with 50 g "
+                  "flour every Sunday.", 0.57, 1)
+    recipe = hit("sourdough.txt", "Sourdough: 500 g strong flour, 375 g water, 100 g starter.",
+                 0.36, 3)
+    assert trust.shown("When do I give the starter its food?", [starter, recipe])[0] is starter
