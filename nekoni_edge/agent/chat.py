@@ -276,9 +276,11 @@ class ChatService:
             asks = _asks(content)
             shown = [] if household is False else trust.shown(query, hits,
                                                                 with_tool=bool(routes))
-            if household is None and not shown and not trust.general_form(content) and \
-                    trust.held_whole(content, hits):
-                household = True  # the librarian beside the library note is the household's
+            if household is None and not shown and trust.specific(content) and not \
+                    trust.general_form(content) and trust.held_whole(content, hits):
+                # The librarian beside the library note is the household's ("how's it going?"
+                # beside "we are going to a cottage" asks for nothing a note may lack).
+                household = True
             results = [await self._run_route(session_id, content, route, stats, turn.id,
                                              approve) for route in routes]
             facts = [fact for fact, _, _ in results]

@@ -170,6 +170,9 @@ async def test_a_question_every_word_of_which_a_note_holds_is_the_households(
         question = "Who is the librarian?"
         assert trust.about_household(question) is None  # the test's premise: its words don't say
         assert trust.shown(question, await kb.search(question)) == []  # nor is a note shown
-        chat, provider = service((db, kb), [["The librarian is Ahkama El-Ammara."]])
+        chat, provider = service((db, kb), [["Very well, thank you!"]])
         assert await turn(chat, question) == trust.DONT_KNOW
         assert provider.prompts == []
+        # Chit-chat a note happens to hold every word of asks for nothing a note may lack.
+        await kb.ingest("holiday.txt", b"This summer we are going to a cottage in Wales.")
+        assert await turn(chat, "How's it going?", "t") == "Very well, thank you!"
