@@ -327,6 +327,8 @@ def main() -> None:
                         default="all",
                         help="unseen: the held-out half and the newest fresh set")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
+    parser.add_argument("--leave-out", action="append", default=[], metavar="SET",
+                        help="a set not to run (a fresh set kept unseen), repeatable")
     parser.add_argument("--sweep", action="store_true",
                         help="the tool router's threshold sweep on its labelled requests")
     args = parser.parse_args()
@@ -346,6 +348,8 @@ def main() -> None:
         halves = {"held-out": held_out, "fresh12": FRESH12}
     elif args.half != "all":
         halves = {args.half: halves[args.half]}
+    for name in args.leave_out:
+        halves.pop(name, None)
     rows_on, rows_off = asyncio.run(run(halves, args.verbose, not args.unpaired))
     report(rows_on, rows_off)
 

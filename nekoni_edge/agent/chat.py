@@ -291,6 +291,15 @@ class ChatService:
                 # The sentence is picked by the turn's own words: a follow-up's subject found
                 # the document, its question picks within it.
                 evidence = await self._evidence(content, vector or query_vector, shown)
+                near = trust.as_relevant(query, hits, shown) if evidence is None and \
+                    trust.specific(content) and not routes else []
+                if near and (found := await self._evidence(content, vector or query_vector,
+                                                           near)) is not None:
+                    # None of the shown notes says it; one as relevant, found by meaning a
+                    # little under the show's floor, does ("how warm is the house kept?":
+                    # the thermostat's 20 degrees beside the house's three bedrooms).
+                    evidence = found
+                    shown = [h for h in near if h.source == found.source][:1] + shown[:1]
             decline = evidence is None and not routes and asks and (
                 (household and not shown) or missing or (shown and trust.specific(content)))
             if decline and household is None and trust.general_form(content):

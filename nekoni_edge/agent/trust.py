@@ -248,6 +248,16 @@ def _named_as(text: str, asked: set[str]) -> dict[str, list[frozenset[str] | Non
     return named
 
 
+def as_relevant(question: str, hits: Sequence[Hit], shown: Sequence[Hit]) -> list[Hit]:
+    """Hits not shown that are as relevant as the best shown (within SHOWN_MARGIN) and close
+    by meaning from SHOW_WITH_WORDS up: where to look for an answer the shown notes lack."""
+    if not shown:
+        return []
+    best = max(relevance(question, h) for h in shown)
+    return [h for h in hits if h not in shown and h.score >= SHOW_WITH_WORDS
+            and relevance(question, h) >= best - SHOWN_MARGIN]
+
+
 def _title(source: str) -> str:
     """A document's name as words: 'home_insurance.txt' -> 'home insurance'."""
     return re.sub(r"[_.-]+", " ", source.rsplit(".", 1)[0])

@@ -176,3 +176,21 @@ async def test_a_question_every_word_of_which_a_note_holds_is_the_households(
         # Chit-chat a note happens to hold every word of asks for nothing a note may lack.
         await kb.ingest("holiday.txt", b"This summer we are going to a cottage in Wales.")
         assert await turn(chat, "How's it going?", "t") == "Very well, thank you!"
+
+
+async def test_a_note_as_relevant_as_the_shown_one_answers_what_that_one_lacks(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "house.txt": "The house was built in 1932. It has three bedrooms and the loft was "
+                     "converted in 2015.",
+        "heating_schedule.txt": "The heating comes on at 6:30 am and 5 pm on weekdays, and at "
+                                "8 am at weekends. The thermostat in the hall is set to 20 "
+                                "degrees.",
+    }) as (db, kb):
+        question = "How warm is the house kept?"
+        shown = trust.shown(question, await kb.search(question))
+        assert [h.source for h in shown] == ["house.txt"]  # the test's premise
+        chat, _ = service((db, kb), [["The house is kept at 25 degrees."]])
+        reply = await turn(chat, question)
+        assert "20 degrees" in reply
+        assert "heating_schedule.txt" in reply
