@@ -208,23 +208,31 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> lis
         else floor_words if h.lexical else floor)]
     if not chosen:
         return []
-    # "The van" is not "the camper van", "the patio heater" not "the greenhouse heater": a
-    # note naming the question's thing only with a qualifier the question lacks gives way to
-    # one naming it as the question does that holds as many of the asked words ("the van's
-    # habitation check" stays the camper's; "the sewage tank" is named by neither note).
+    chosen = _as_the_question_names(question, asked, chosen) or chosen
+    best = chosen[0][0]
+    return [h for r, h in chosen[:MAX_SHOWN] if r >= best - SHOWN_MARGIN]
+
+
+def _as_the_question_names(question: str, asked: set[str], chosen: list[tuple[float, Hit]]
+                           ) -> list[tuple[float, Hit]]:
+    """"The van" is not "the camper van", "the patio heater" not "the greenhouse heater": a
+    note naming the question's thing only with a qualifier the question lacks gives way to one
+    naming it as the question does that holds as many of the asked words ("the van's
+    habitation check" stays the camper's; "the sewage tank" is named by neither note)."""
     wanted = {stem: forms[0] for stem, forms in _named_as(question, asked).items()
               if forms[0] is not None}
     said = stems(question)
-    named = [(_named_as(h.content, set(wanted)), len(covered(asked, stems(h.content))))
+    notes = [(_named_as(h.content, set(wanted)), len(covered(asked, stems(h.content))))
              for _, h in chosen]
-    matching = [{a for a, forms in names.items() if wanted[a] in forms} for names, _ in named]
-    chosen = [pair for pair, (names, count) in zip(chosen, named, strict=True) if not any(
-        all(f is not None and f - said for f in forms) and any(
-            a in match and other >= count for match, (_, other) in zip(matching, named,
-                                                                      strict=True))
-        for a, forms in names.items())] or chosen
-    best = chosen[0][0]
-    return [h for r, h in chosen[:MAX_SHOWN] if r >= best - SHOWN_MARGIN]
+    plain = [({a for a, forms in names.items() if wanted[a] in forms}, count)
+             for names, count in notes]
+
+    def gives_way(names: dict[str, list[frozenset[str] | None]], count: int) -> bool:
+        return any(all(f is not None and f - said for f in forms) and any(
+            a in other and other_count >= count for other, other_count in plain)
+            for a, forms in names.items())
+
+    return [pair for pair, note in zip(chosen, notes, strict=True) if not gives_way(*note)]
 
 
 _THE = frozenset("the a an our my his her their your this that".split())
@@ -344,6 +352,8 @@ _AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(
 # A sentence telling of the past: "was", "did", "ago", a year, a deed done.
 _TOLD_PAST = re.compile(r"\b(was|were|did|had|ago|yesterday|\w{3,}ed|(1[89]|20)\d\d)\b",
                         re.IGNORECASE)
+_AT_A_PLACE = re.compile(r"\b(?:in|at|on|by|under|behind|beside|inside|near|next to) "
+                         r"(?:the |our |a |an )?([\w-]+)", re.IGNORECASE)
 _HEAT_QUESTIONS = ("how hot", "how warm", "how cold", "what temperature")
 _TEMPERATURE = re.compile(r"\d\s*(°|degrees?\b|[cf]\b)", re.IGNORECASE)
 _SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
@@ -566,12 +576,10 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     if q.startswith(_SIZE_QUESTIONS):
         # "The starter lives in the fridge and is fed 50 g of flour": the fridge is where,
         # not what is measured.
-        thing = [fold(w) for w in words(q) if w not in STOPWORDS][-1:]
-        places = [m.group(1) for m in re.finditer(
-            r"\b(in|at|on|by|under|behind|beside|inside|near|next to) (?:the |our |a |an )?"
-            r"([\w-]+)", sentence, re.IGNORECASE) if thing and fold(m.group(2).lower()) in thing]
-        mentions = [w for w in words(sentence) if thing and fold(w) in thing]
-        if mentions and len(places) == len(mentions):
+        thing = next((fold(w) for w in reversed(words(q)) if w not in STOPWORDS), "")
+        where = sum(fold(m.group(1).lower()) == thing for m in _AT_A_PLACE.finditer(sentence))
+        mentions = sum(fold(w) == thing for w in words(sentence))
+        if mentions and where == mentions:
             return False
         return bool(_SIZE.search(sentence))
     if q.startswith(_HEAT_QUESTIONS):
