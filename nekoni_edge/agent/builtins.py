@@ -24,13 +24,14 @@ TIME_EXAMPLES = (
     "What time is it?", "What's the time?", "Tell me the time.", "What is the date today?",
     "What day of the week is it?", "What's today's date?", "What time is it in Tokyo?",
     "Is it morning or afternoon right now?", "What year is it?", "Current time please",
-    "Is it getting late?", "What's the month and year?",
+    "Is it getting late?", "What's the month and year?", "Have you got the time?",
 )
 STATUS_EXAMPLES = (
     "How much memory is free on the box?", "How is the box doing?", "What's the box's uptime?",
     "How much disk space is left?", "What is the CPU temperature?", "Is the device overloaded?",
     "Show me the system status.", "How long has the box been running?",
     "Is the box overheating?", "How hard is the CPU working?", "Is the box healthy?",
+    "What temperature is the box running at?",
 )
 
 # Words without which a request is not about the time or the box: such a request is not
