@@ -382,9 +382,11 @@ _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|ha
 _MEASURES = frozenset({"mileage", "size"})
 # A measure is also said by its unit ("due at 60,200 miles" gives a mileage).
 _MEASURE_UNITS = {"mileage": frozenset({"mile", "miles"})}
+# "three working days", "two full weeks": a word may stand between the number and its unit.
 _DURATION = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
-                       r"few|several|half an?)\s*-?\s*(years?|months?|weeks?|days?|hours?|hrs?|"
-                       r"minutes?|mins?|seconds?|nights?)\b|\buntil\b|\bovernight\b", re.I)
+                       r"few|several|half an?)\s*-?\s*(?:[a-z]+\s+)?(years?|months?|weeks?|days?|"
+                       r"hours?|hrs?|minutes?|mins?|seconds?|nights?)\b|\buntil\b|\bovernight\b",
+                       re.I)
 # "last month's book" is not "this month's book": a period named with another qualifier.
 _PERIOD = re.compile(r"\b(last|next|this|previous|coming|following|current)\s+(week|month|"
                      r"year|weekend|term|season|time)\b", re.I)

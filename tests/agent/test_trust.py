@@ -260,6 +260,8 @@ def test_how_long_wants_a_length_of_time() -> None:
                                 "She gets fresh vegetables on Saturdays.")
     assert trust.can_answer("How long does the lasagne bake?", "Bake it for 40 minutes.")
     assert trust.can_answer("How long is the drive?", "It takes about an hour.")
+    assert trust.can_answer("How long until repeat medicine is ready?",
+                            "They take three working days to be ready.")
 
 
 def test_whats_someone_doing_is_not_a_possession() -> None:
