@@ -70,6 +70,7 @@ class _Window:
     forms: dict[int, str] = field(default_factory=dict)
     tokens: dict[int, int] = field(default_factory=dict)
     last_query: str = ""  # what the last turn was searched with: a follow-up's subject
+    last_shown: tuple[str, ...] = ()  # the notes the last turn showed: a follow-up's, likely
 
 
 @dataclass
@@ -262,8 +263,10 @@ class ChatService:
         try:
             window = self._window(session_id)
             query = content
+            follows: tuple[str, ...] = ()
             if window.last_query and trust.leans_on_last_turn(content):
                 query = trust.contextual_query(window.last_query, content)
+                follows = window.last_shown
             window.last_query = query
             routable = self.router.may_route(content)
             vector, query_vector = await self._embed_request(content, query, routable)
@@ -275,7 +278,8 @@ class ChatService:
             household = trust.about_household(content)
             asks = _asks(content)
             shown = [] if household is False else trust.shown(query, hits,
-                                                                with_tool=bool(routes))
+                                                                with_tool=bool(routes),
+                                                                follows=follows)
             if household is None and not shown and trust.specific(content) and not \
                     trust.general_form(content) and trust.held_whole(content, hits):
                 # The librarian beside the library note is the household's ("how's it going?"
@@ -300,6 +304,7 @@ class ChatService:
                     # the thermostat's 20 degrees beside the house's three bedrooms).
                     evidence = found
                     shown = [h for h in near if h.source == found.source][:1] + shown[:1]
+            window.last_shown = tuple(h.source for h in shown)
             decline = evidence is None and not routes and asks and (
                 (household and not shown) or missing or (shown and trust.specific(content)))
             if decline and household is None and trust.general_form(content):

@@ -40,6 +40,8 @@ COMPOUND_MIN = 4  # a word this long opening a longer one is the same thing ('mi
 _LEANING = frozenset("it its it's they them their theirs she her hers he him his that those "
                      "this these there one ones".split())
 _LEANING_OPENERS = ("and ", "what about", "how about", "also ", "then ", "but ", "same for")
+# What a follow-up adds to the relevance of a note the turn before it showed: a subject kept.
+FOLLOWED = 0.1
 FOLLOW_UP_MAX_WORDS = 4  # a question this short with no subject of its own leans too
 
 # --- Household or general ---------------------------------------------------------------------
@@ -195,13 +197,17 @@ def covered(asked: set[str], held: set[str]) -> set[str]:
         len(a) >= COMPOUND_MIN and any(h.startswith(a) for h in held))}
 
 
-def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False) -> list[Hit]:
+def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
+          follows: Sequence[str] = ()) -> list[Hit]:
     """The hits worth showing the model: the most relevant when its words or its meaning
     clearly match, and a second one nearly as relevant. With a tool answering the turn, a
-    document must be as close by meaning as one found without words."""
+    document must be as close by meaning as one found without words. ``follows``: the notes
+    the last turn showed, when this one leans on it ("what does she need to bring?" after the
+    school trip is the trip's, though Maya's swimming note says "bring")."""
     floor_words = SHOW_SEMANTIC_WITH_TOOL if with_tool else SHOW_WITH_WORDS
     floor = SHOW_SEMANTIC_WITH_TOOL if with_tool else SHOW_SEMANTIC
-    ranked = sorted(((relevance(question, h), h) for h in hits), key=lambda p: -p[0])
+    ranked = sorted(((relevance(question, h) + FOLLOWED * (h.source in follows), h)
+                     for h in hits), key=lambda p: -p[0])
     asked = stems(question)
     chosen = [(r, h) for r, h in ranked if h.score >= (
         SHOW_NAMED if h.lexical and asked & stems(_title(h.source)) and not with_tool
