@@ -662,15 +662,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
     context = f"{_title(source)} {candidates[0] if candidates else ''}"
-    topic = stems(candidates[0]) if len(candidates) > 1 else set()
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         if not can_answer(question, sentence, context) or not content_words(sentence) - \
                 content_words(question):
             continue
-        held = asked & stems(sentence)
-        # The opening's words say what the document is about more than which sentence answers
-        # ("What does Maya need for her zoo trip?": the trip is the opening's, the need is not).
-        score = cosine + EVIDENCE_WORD_WEIGHT * (len(held) - len(held & topic) / 2)
+        score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(sentence))
         if where and _PLACE.search(sentence):
             score += EVIDENCE_WORD_WEIGHT  # "where" is answered by a place
         scored.append((score, index, sentence))
