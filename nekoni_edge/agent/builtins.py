@@ -46,11 +46,12 @@ STATUS_CUES = frozenset(fold(w) for w in (
     "temperature hot heat overheating warm cool uptime up running started boot reboot health "
     "healthy ok okay working overloaded doing slow battery power swap").split())
 
-# "What time does the ferry leave?", "what time is school pickup?", "what time does it
-# start?": an event's time, which a note may hold; the clock answers "what time is it?" and
-# "what time do you have?".
-EVENT_TIME = re.compile(r"\bwhat time (?:(?:does|do|did|will|should|shall|can) (?!you\b)|"
-                        r"(?:is|are|was|were) (?!it\b))", re.IGNORECASE)
+# "What time does the ferry leave?", "what time does it start?", "which day is she out?",
+# "what date is the party?": an event's time or day, which a note may hold; the clock answers
+# "what time is it?", "what time do you have?" and "what day is it today?".
+EVENT_TIME = re.compile(r"\b(?:what|which) (?:time|day|date) (?:(?:does|do|did|will|should|"
+                        r"shall|can) (?!you\b)|(?:is|are|was|were) (?!it\b|today\b|"
+                        r"tomorrow\b|now\b))", re.IGNORECASE)
 
 
 @functools.cache

@@ -301,6 +301,9 @@ class Evidence:
     document: bool = True  # False: a tool's fact, told as it is
     told: str = ""  # what is told when the model's words miss it (the sentence, or two)
     every_name: bool = False  # a 'who' question: each of its names is the answer, not one
+    # Each clause's words, when the question does not say which clause answers: an answer says
+    # something of each ("it takes unleaded petrol, and the spare blade is on the shelf").
+    parts: tuple[frozenset[str], ...] = ()
 
     def as_answer(self) -> str:
         """The evidence told as the answer, with its source."""
@@ -408,7 +411,10 @@ _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address"
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
 _CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
                    r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
-_PAID = re.compile(r"\b(cost|paid|charged|spent|was|were|came to)\b", re.IGNORECASE)
+# A price paid once ("it cost 950 pounds", "we paid"), not a charge paid each time ("the fee
+# is paid every March").
+_PAID = re.compile(r"\b(cost|(?<!is )(?<!are )paid|charged|spent|was|were|came to)\b",
+                   re.IGNORECASE)
 _IRREGULAR_PAST = "gave|made|sold|built|bought|brought|took|sent|put|got|found|paid|left|lent|wrote"
 # "When was the pond dug?", "when were the panels installed?": the deed asked about, last.
 _DONE_LAST = re.compile(rf"\b(\w+ed|{_IRREGULAR_PAST}|dug|swept|done|made|born|laid|hung|"
@@ -679,9 +685,13 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     runner = next((s for s in scored[1:2] if best_score - s[0] <= EVIDENCE_PAIR_MARGIN), None)
     told = sentence if runner is None else " ".join(
         s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
-    return Evidence(sentence, source, frozenset(content_words(_answering_clause(
-        sentence, asked)) - content_words(question) - _HONORIFICS), told=told,
-        every_name=_asks_a_name(question))
+    beyond = content_words(question) | _HONORIFICS
+    clause = _answering_clause(sentence, asked)
+    parts = tuple(frozenset(content_words(c) - beyond) for c in _CLAUSE.split(sentence)
+                  ) if clause == sentence else ()
+    return Evidence(sentence, source, frozenset(content_words(clause) - beyond), told=told,
+                    every_name=_asks_a_name(question),
+                    parts=tuple(p for p in parts if p) if len(parts) > 1 else ())
 
 
 def _answering_clause(sentence: str, asked: set[str]) -> str:
@@ -732,6 +742,8 @@ def states(answer: str, evidence: Evidence) -> bool:
     # "the last Thursday of the month" is not "Thursday": which one of them, each said.
     if (evidence.key_words & _WHICH_ONE) - said:
         return False
+    if any(not part & said for part in evidence.parts):
+        return False  # "the spare blade is on the shelf" says nothing of the petrol
     if _NEGATION.search(answer) and not _NEGATION.search(evidence.sentence):
         return False  # "we are not the energy supplier" uses the words and denies them
     return len(evidence.key_words & said) * 2 >= len(evidence.key_words)

@@ -77,3 +77,5 @@ def test_no_labelled_clock_request_reads_as_an_events_time() -> None:
     assert EVENT_TIME.search("What time does she come?")
     assert EVENT_TIME.search("What time does it start?")  # the class, not the clock
     assert not EVENT_TIME.search("What time do you have?")
+    assert EVENT_TIME.search("Which day is she out?")  # her day out, not today
+    assert not EVENT_TIME.search("What day is it today?")

@@ -393,6 +393,9 @@ def test_what_it_cost_then_and_who_gave_it() -> None:
                                 "The canoe club membership costs 120 pounds a year.")
     assert trust.can_answer("How much did the boiler cost us?",
                             "The boiler cost 2,400 pounds in 2019.")
+    assert not trust.can_answer("How much did the caravan cost?",
+                                "Its site fee of 2,400 pounds is paid every March.")
+    assert trust.can_answer("How much did the caravan cost?", "We paid 9,000 pounds for it.")
     assert not trust.can_answer("Who gave us the sewing machine?",
                                 "The sewing machine is a Singer kept in the spare room.")
 
@@ -529,3 +532,14 @@ def test_a_thing_named_with_no_determiner_is_not_named_plainly() -> None:
     recipe = hit("sourdough.txt", "Sourdough: 500 g strong flour, 375 g water, 100 g starter.",
                  0.36, 3)
     assert trust.shown("When do I give the starter its food?", [starter, recipe])[0] is starter
+
+
+def test_an_answer_says_something_of_each_clause_when_none_is_asked_for() -> None:
+    mower = trust.pick_evidence(
+        "What fuel goes in the lawn tractor?",
+        ["It takes unleaded petrol, and the spare blade is on the shelf above the workbench."],
+        [0.6], "ride_on_mower.txt")
+    assert mower is not None
+    assert not trust.states("The fuel goes in the lawn tractor, and the spare blade is on the "
+                            "shelf above the workbench.", mower)
+    assert trust.states("It takes unleaded petrol; the spare blade is on the shelf.", mower)
