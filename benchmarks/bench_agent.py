@@ -39,6 +39,7 @@ from benchmarks.household_set import (
     FRESH10,
     FRESH11,
     FRESH12,
+    FRESH13,
     INJECTIONS,
     KINDS,
     Turn,
@@ -322,7 +323,7 @@ def main() -> None:
     parser.add_argument("--half", choices=("all", "calibration", "held-out", "fresh",
                                            "fresh2", "fresh3", "fresh4", "fresh5", "fresh6",
                                            "fresh7", "fresh8", "fresh9", "fresh10", "fresh11",
-                                           "fresh12",
+                                           "fresh12", "fresh13",
                                            "unseen"),
                         default="all",
                         help="unseen: the held-out half and the newest fresh set")
@@ -343,9 +344,9 @@ def main() -> None:
               "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5,
               "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8,
               "fresh9": FRESH9, "fresh10": FRESH10, "fresh11": FRESH11,
-              "fresh12": FRESH12}
+              "fresh12": FRESH12, "fresh13": FRESH13}
     if args.half == "unseen":
-        halves = {"held-out": held_out, "fresh12": FRESH12}
+        halves = {"held-out": held_out, "fresh13": FRESH13}
     elif args.half != "all":
         halves = {args.half: halves[args.half]}
     for name in args.leave_out:
