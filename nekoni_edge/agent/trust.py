@@ -43,6 +43,9 @@ _LEANING_OPENERS = ("and ", "what about", "how about", "also ", "then ", "but ",
 # What a follow-up adds to the relevance of a note the turn before it showed: a subject kept.
 FOLLOWED = 0.1
 FOLLOW_UP_MAX_WORDS = 4  # a question this short with no subject of its own leans too
+# Things always something's: asked of alone, they are the last turn's subject's.
+_OWNED = frozenset("fee price cost charge rent deadline address number code password name "
+                   "phone email date age size".split())
 
 # --- Household or general ---------------------------------------------------------------------
 # Possessives and "we" (not "I" or "me": "tell me a joke" is chit-chat).
@@ -88,10 +91,11 @@ def leans_on_last_turn(text: str) -> bool:
     said = words(lowered)
     if any(w in _LEANING for w in said):
         return True
-    subject = len(content_words(lowered))
+    subject = content_words(lowered)
     if lowered.startswith(_LEANING_OPENERS):
-        return subject <= 1
-    return subject <= 1 and len(said) <= FOLLOW_UP_MAX_WORDS
+        return len(subject) <= 1
+    # "How much is the fee?", "what's the address?": an attribute with no owner of its own.
+    return len(subject) <= 1 and (len(said) <= FOLLOW_UP_MAX_WORDS or bool(subject & _OWNED))
 
 
 def contextual_query(previous: str, text: str) -> str:

@@ -34,6 +34,7 @@ def test_the_document_holding_the_questions_words_wins_among_near_ones() -> None
     ("What should she bring?", True), ("And the recycling?", True),
     ("Where is the fuse box?", False), ("When is general waste collected?", False),
     ("And where is the fuse box?", False),  # its own subject
+    ("How much is the fee?", True), ("Where is the stopcock kept?", False),
 ])
 def test_follow_ups_are_told_from_standalone_questions(text: str, leans: bool) -> None:
     assert trust.leans_on_last_turn(text) is leans
