@@ -324,7 +324,10 @@ class ChatService:
                 check = answer.CheckedAnswer(self._echo, evidence, (
                     content, *facts, *(trust.without_instructions(h.content)
                                        for h in shown)),
-                    strict=evidence is None and household is not False and asks)
+                    # A question about things in general with no note shown is the world's:
+                    # "366 days in a leap year" is no value the household's notes must hold.
+                    strict=evidence is None and household is not False and asks and not (
+                        household is None and not shown and trust.general_form(content)))
                 async for piece in self._answer(session_id, context, check, stats, turn.id):
                     yield piece
                 if not check.sent:

@@ -88,6 +88,13 @@ async def test_a_general_question_gets_the_models_answer_beside_a_related_docume
     assert "Miso" not in provider.prompts[-1][-1].content  # the owner's cat is not the answer
 
 
+async def test_a_number_about_the_world_is_not_held_to_the_households_notes(box: Any) -> None:
+    question = "How many days are in a leap year?"
+    assert trust.about_household(question) is None and trust.general_form(question)  # premise
+    chat, _ = service(box, [["There are 366 days in a leap year."]])
+    assert await turn(chat, question) == "There are 366 days in a leap year."
+
+
 async def test_a_follow_up_is_searched_with_its_subject(box: Any) -> None:
     chat, provider = service(box, [["It is a white Ford Transit."],
                                    ["Harbour Mutual insures it."]])
