@@ -90,7 +90,8 @@ async def test_a_general_question_gets_the_models_answer_beside_a_related_docume
 
 async def test_a_number_about_the_world_is_not_held_to_the_households_notes(box: Any) -> None:
     question = "How many days are in a leap year?"
-    assert trust.about_household(question) is None and trust.general_form(question)  # premise
+    assert trust.about_household(question) is None  # the premise: its words don't say
+    assert trust.general_form(question)
     chat, _ = service(box, [["There are 366 days in a leap year."]])
     assert await turn(chat, question) == "There are 366 days in a leap year."
 
