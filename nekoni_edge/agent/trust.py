@@ -337,7 +337,9 @@ def sentence_ends(text: str) -> list[int]:
     return [m.end() for m in _END.finditer(text)]
 
 
-_HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss"})
+# Titles before a surname: "Nurse Patel" and "Sensei Kato" are one name each, like "Mr Pike".
+_HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss", "nurse", "sensei", "prof",
+                         "professor", "rev", "reverend", "sister", "father", "coach"})
 _NAME = re.compile(r"\b[A-Z][a-z]+")
 _NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing)\b|n't\b", re.IGNORECASE)
 EVIDENCE_WORD_WEIGHT = 0.1  # each of the question's words a sentence holds, against cosine

@@ -456,6 +456,8 @@ def test_part_of_a_name_is_said_beside_the_name_and_an_address_is_personal() -> 
     assert trust.can_answer("What's Ben's middle name?", "Ben Thomas Hale was born in 1990.")
     assert trust.can_answer("What is Rosa's surname?", "Our cleaner, Rosa Diaz, comes on Fridays.")
     assert not trust.can_answer("What is Mr Pike's first name?", "Mr Pike trims the hedge.")
+    assert not trust.can_answer("What is Nurse Patel's first name?",
+                                "Leo's asthma review is every March with Nurse Patel.")
     assert trust.specific("What's the Okafors' address?")
 
 
