@@ -277,11 +277,12 @@ class ChatService:
                 on_context(hits)
             household = trust.about_household(content)
             asks = _asks(content)
+            specific, general = trust.specific(content), trust.general_form(content)
             shown = [] if household is False else trust.shown(query, hits,
                                                                 with_tool=bool(routes),
                                                                 follows=follows)
-            if household is None and not shown and trust.specific(content) and not \
-                    trust.general_form(content) and trust.held_whole(content, hits):
+            if household is None and not shown and specific and not general and \
+                    trust.held_whole(content, hits):
                 # The librarian beside the library note is the household's ("how's it going?"
                 # beside "we are going to a cottage" asks for nothing a note may lack).
                 household = True
@@ -296,7 +297,7 @@ class ChatService:
                 # the document, its question picks within it.
                 evidence = await self._evidence(content, vector or query_vector, shown)
                 near = trust.as_relevant(query, hits, shown) if evidence is None and \
-                    trust.specific(content) and not routes else []
+                    specific and not routes else []
                 if near and (found := await self._evidence(content, vector or query_vector,
                                                            near)) is not None:
                     # None of the shown notes says it; one as relevant, found by meaning a
@@ -306,8 +307,8 @@ class ChatService:
                     shown = [h for h in near if h.source == found.source][:1] + shown[:1]
             window.last_shown = tuple(h.source for h in shown)
             decline = evidence is None and not routes and asks and (
-                (household and not shown) or missing or (shown and trust.specific(content)))
-            if decline and household is None and trust.general_form(content):
+                (household and not shown) or missing or (shown and specific))
+            if decline and household is None and general:
                 # About things in general, and no document answers it: the model's, without
                 # the notes that do not ("how long do hamsters live?" is not about Nibbles).
                 decline, shown, household = False, [], False
@@ -327,7 +328,7 @@ class ChatService:
                     # A question about things in general with no note shown is the world's:
                     # "366 days in a leap year" is no value the household's notes must hold.
                     strict=evidence is None and household is not False and asks and not (
-                        household is None and not shown and trust.general_form(content)))
+                        household is None and not shown and general))
                 async for piece in self._answer(session_id, context, check, stats, turn.id):
                     yield piece
                 if not check.sent:

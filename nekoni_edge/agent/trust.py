@@ -692,24 +692,24 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     told = sentence if runner is None else " ".join(
         s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
     beyond = content_words(question) | _HONORIFICS
-    clause = _answering_clause(sentence, asked)
-    parts = tuple(frozenset(content_words(c) - beyond) for c in _CLAUSE.split(sentence)
-                  ) if clause == sentence else ()
-    return Evidence(sentence, source, frozenset(content_words(clause) - beyond), told=told,
-                    every_name=_asks_a_name(question),
-                    parts=tuple(p for p in parts if p) if len(parts) > 1 else ())
+    clauses = _CLAUSE.split(sentence)
+    clause = _answering_clause(clauses, asked)
+    parts = () if clause or len(clauses) < 2 else tuple(
+        p for p in (frozenset(content_words(c) - beyond) for c in clauses) if p)
+    return Evidence(sentence, source, frozenset(content_words(clause or sentence) - beyond),
+                    told=told, every_name=_asks_a_name(question),
+                    parts=parts if len(parts) > 1 else ())
 
 
-def _answering_clause(sentence: str, asked: set[str]) -> str:
+def _answering_clause(clauses: Sequence[str], asked: set[str]) -> str:
     """Of a sentence's clauses ("the pellets are in the metal bin, and the eggs are collected
     every afternoon"), the one alone holding most of the question's words: what an answer
-    must say. The whole sentence when no clause stands out."""
-    clauses = _CLAUSE.split(sentence)
+    must say. '' when there is one clause or none stands out."""
     if len(clauses) < 2:
-        return sentence
+        return ""
     held = sorted(((len(asked & stems(c)), c) for c in clauses), key=lambda p: -p[0])
     best, clause = held[0]
-    return clause if best > held[1][0] and content_words(clause) else sentence
+    return clause if best > held[1][0] and content_words(clause) else ""
 
 
 def _asks_a_name(question: str) -> bool:
