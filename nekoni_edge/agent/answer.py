@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from nekoni_edge.agent import trust
+from nekoni_edge.agent import secrets, trust
 from nekoni_edge.store.knowledge import Hit
 from nekoni_edge.words import words
 
@@ -14,13 +14,20 @@ ANSWER_INSTRUCTION = "Answer the question briefly, using only the notes above."
 NO_ANSWER = "Sorry, I could not answer that. Please ask again in other words."
 SENTENCE_END = (".", "!", "?", "…", ":", ")", '"', "”")
 NOTES_HEADER = "Notes:"
+# Sentences a grounded answer may write before it states the evidence: past them the evidence
+# is told at once, instead of after the model's whole answer (a repetition loop ran to the
+# token limit, 34 s, before the evidence was told).
+GROUNDED_SENTENCES = 2
+GROUNDED_CHARS = 400  # or this much text with no sentence end (a loop of one phrase)
 
 
 def compose(question: str, facts: list[str], hits: list[Hit]) -> str:
-    """The turn's user message: retrieved text (less any instructions it carries) and tool
-    facts right before the question."""
+    """The turn's user message: retrieved text (less any instructions it carries, with the
+    secrets the question does not ask for hidden) and tool facts right before the question."""
     parts = []
-    notes = [text for h in hits if (text := trust.without_instructions(h.content))]
+    keep = secrets.asked(question)
+    notes = [f"{h.heading}: {text}" if h.heading else text for h in hits
+             if (text := secrets.hide(trust.without_instructions(h.content), keep))]
     if notes:
         parts.append(NOTES_HEADER + "\n" + "\n".join(notes))
     parts.extend(facts)
@@ -222,7 +229,7 @@ class CheckedAnswer:
             self.verdict = Verdict.MISSED
             return ""
         if not end:
-            if final:
+            if final or len(ends) >= GROUNDED_SENTENCES or len(self._held) > GROUNDED_CHARS:
                 self.verdict = Verdict.MISSED
             return ""
         self.complete = True

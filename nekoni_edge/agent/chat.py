@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from nekoni_edge import policy
-from nekoni_edge.agent import answer, trust
+from nekoni_edge.agent import answer, secrets, trust
 from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
@@ -281,6 +281,11 @@ class ChatService:
             shown = [] if household is False else trust.shown(query, hits,
                                                                 with_tool=bool(routes),
                                                                 follows=follows)
+            if household is None and general and query == content:
+                # Asked in general form, leaning on no earlier turn ("at what temperature does
+                # water boil?"): a note answers only when it holds every word of it; else the
+                # question is the world's.
+                shown = [h for h in shown if trust.holds_all(content, h)]
             if household is None and not shown and specific and not general and \
                     trust.held_whole(content, hits):
                 # The librarian beside the library note is the household's ("how's it going?"
@@ -411,13 +416,22 @@ class ChatService:
         Sundays?" is the rota's, not the garden note's with its Sunday tomato feed)."""
         if vector is None or self._embed is None:
             return None
+        kinds = secrets.asked(question)
         for hit in hits:
-            candidates = answer.evidence_candidates([hit])
+            candidates = [secrets.hide(c, kinds) for c in answer.evidence_candidates([hit])]
+            if kinds:
+                # A secret is told only from a sentence about what the question names.
+                candidates = [c for i, c in enumerate(candidates) if secrets.values(c) and
+                              trust.names_the_subject(question, trust.titled(
+                                  hit.source, trust.with_antecedent(candidates, i),
+                                  hit.heading), kinds)]
             if not candidates:
                 continue
-            vectors = await self._embed([trust.titled(hit.source, c) for c in candidates])
+            vectors = await self._embed([trust.titled(hit.source, c, hit.heading)
+                                         for c in candidates])
             cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
-            evidence = trust.pick_evidence(question, candidates, cosines, hit.source)
+            evidence = trust.pick_evidence(question, candidates, cosines, hit.source,
+                                           hit.heading)
             if evidence is not None:
                 return evidence
         return None

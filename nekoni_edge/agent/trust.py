@@ -150,6 +150,7 @@ def about_household(question: str) -> bool | None:
 
 
 _DETERMINERS = frozenset("the this that these those".split())
+_ASKER = frozenset({"i", "me"})  # "how do I turn the water off?" is the asker's own house
 _NAME_INSIDE = re.compile(r"(?<!^)\b[A-Z][a-z]+")  # a capitalised word not opening the text
 
 
@@ -163,7 +164,8 @@ def general_form(question: str) -> bool:
     do?"): no first person, no 'the', no possessive and no name. Such a question that no
     document answers is the model's, not a refusal."""
     text = question.strip()
-    if set(words(text)) & (_FIRST_PERSON | _DETERMINERS) or re.search(r"['’]s\b", text):
+    if set(words(text)) & (_FIRST_PERSON | _DETERMINERS | _ASKER) or \
+            re.search(r"['’]s\b", text):
         return False
     return not _NAME_INSIDE.search(text)
 
@@ -175,6 +177,29 @@ def held_whole(question: str, hits: Sequence[Hit]) -> bool:
     asked = stems(question)
     return bool(asked) and any(
         covered(asked, stems(f"{_title(h.source)} {h.content}")) == asked for h in hits)
+
+
+def holds_all(question: str, hit: Hit) -> bool:
+    """Whether a hit's document name, heading and text hold every word of the question: what a
+    question in general form needs of a note before the note may answer it ("at what
+    temperature does water boil?" is not the heating section's)."""
+    asked = stems(question)
+    return bool(asked) and covered(asked, stems(
+        f"{_title(hit.source)} {hit.heading} {hit.content}")) == asked
+
+
+def names_the_subject(question: str, context: str, kinds: Iterable[str]) -> bool:
+    """Whether ``context`` (a sentence with its document's name and heading) holds at least
+    half of what the question names beside the kind of secret it asks for: "the code for the
+    burglar alarm" is not the key safe's code."""
+    return half_held(stems(question) - {w[:STEM] for w in kinds} - {"numbe"}, stems(context))
+
+
+def half_held(asked: set[str], held: set[str]) -> bool:
+    """Whether ``held`` holds at least half of ``asked`` (all of nothing): what a sentence
+    needs of the words beside an identifier asked for ("the guest Wi-Fi password" is the
+    guests' network's; "the plate" of "the number plate" is a paraphrase it may lack)."""
+    return 2 * len(covered(asked, held)) >= len(asked)
 
 
 def without_instructions(text: str) -> str:
@@ -190,7 +215,7 @@ def relevance(question: str, hit: Hit) -> float:
     asked = stems(question)
     if not asked:
         return hit.score
-    held = stems(f"{hit.source} {hit.content}")
+    held = stems(f"{hit.source} {hit.heading} {hit.content}")
     return hit.score + COVERAGE_WEIGHT * len(covered(asked, held)) / len(asked)
 
 
@@ -281,10 +306,11 @@ def _title(source: str) -> str:
     return re.sub(r"[_.-]+", " ", source.rsplit(".", 1)[0])
 
 
-def titled(source: str, sentence: str) -> str:
-    """A sentence as it is embedded to pick evidence: after its document's name, so that
-    'It is serviced every November' is still about the boiler."""
-    return f"{_title(source)}: {sentence}"
+def titled(source: str, sentence: str, heading: str = "") -> str:
+    """A sentence as it is embedded to pick evidence: after its document's name and its
+    section's heading, so that 'It is serviced every November' is still about the boiler."""
+    return f"{_title(source)} › {heading}: {sentence}" if heading else \
+        f"{_title(source)}: {sentence}"
 
 
 def stems(text: str) -> set[str]:
@@ -328,8 +354,9 @@ _END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)
 
 
 def sentences(text: str) -> list[str]:
-    """Split at sentence ends ('.', '!', '?', ';') followed by a space."""
-    return [s.strip() for s in _SPLIT.split(text) if s.strip()]
+    """Split at sentence ends ('.', '!', '?', ';') followed by a space, and at line breaks:
+    a stored passage (sentence, list item, table row) is one line (``rag.structure``)."""
+    return [s.strip() for line in text.split("\n") for s in _SPLIT.split(line) if s.strip()]
 
 
 def sentence_ends(text: str) -> list[int]:
@@ -555,7 +582,7 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
             return False
         said = stems(sentence)
         others = _plain_stems(question) - {w[:STEM] for w in identifiers}
-        if not others <= said | stems(context):
+        if not half_held(others, said | stems(context)):
             return False
         # "every 6,000 miles" is how often, not a mileage.
         measured = set(words(_EVERY.sub("", sentence)))
@@ -666,14 +693,15 @@ _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 
 
 def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
-                  source: str) -> Evidence | None:
+                  source: str, heading: str = "") -> Evidence | None:
     """The candidate that can answer the question and is closest to it by meaning and
     shared words, with what it adds to the question; None when none can."""
-    # Names and the document's own name say which document, not which of its sentences.
-    asked = stems(question) - stems(_title(source)) - _name_stems(question)
+    # Names, the document's own name and its section's heading say which document, not
+    # which of its sentences.
+    asked = stems(question) - stems(f"{_title(source)} {heading}") - _name_stems(question)
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
-    context = f"{_title(source)} {candidates[0] if candidates else ''}"
+    context = f"{_title(source)} {heading} {candidates[0] if candidates else ''}"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         if not can_answer(question, sentence, context) or not content_words(sentence) - \
                 content_words(question):
@@ -691,6 +719,9 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     runner = next((s for s in scored[1:2] if best_score - s[0] <= EVIDENCE_PAIR_MARGIN), None)
     told = sentence if runner is None else " ".join(
         s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
+    if with_antecedent(candidates, best_index) != sentence and \
+            candidates[best_index - 1] not in told:
+        told = f"{candidates[best_index - 1]} {told}"
     beyond = content_words(question) | _HONORIFICS
     clauses = _CLAUSE.split(sentence)
     clause = _answering_clause(clauses, asked)
@@ -699,6 +730,19 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     return Evidence(sentence, source, frozenset(content_words(clause or sentence) - beyond),
                     told=told, every_name=_asks_a_name(question),
                     parts=parts if len(parts) > 1 else ())
+
+
+_PRONOUN_OPENING = re.compile(r"^(?:\w+ )?(it|its|they|them|their|this|these|that|those|he|she|his|"
+                              r"her)\b", re.IGNORECASE)
+
+
+def with_antecedent(candidates: Sequence[str], index: int) -> str:
+    """A sentence opening with a pronoun ("Turn it clockwise", "its code is 5170") after the
+    sentence before it, which says what the pronoun is; any other sentence alone."""
+    sentence = candidates[index]
+    if index and _PRONOUN_OPENING.match(sentence):
+        return f"{candidates[index - 1]} {sentence}"
+    return sentence
 
 
 def _answering_clause(clauses: Sequence[str], asked: set[str]) -> str:

@@ -15,6 +15,7 @@ from nekoni_edge.memory import return_freed_memory
 from nekoni_edge.rag.chunk import Chunk, chunk_pages
 from nekoni_edge.rag.embed import BATCH_SIZE, TextEmbedder
 from nekoni_edge.rag.extract import ExtractError, pages
+from nekoni_edge.rag.structure import is_markdown
 from nekoni_edge.store.knowledge import MIN_SCORE, TOP_K, Hit, KnowledgeStore, pack
 
 _LOGGER = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ def _scan(filename: str, data: bytes, tokenizer: Any) -> tuple[str, int, int | N
             numbered = numbered or page.number is not None
             yield page
 
-    count = sum(1 for _ in chunk_pages(hashed(), tokenizer))
+    count = sum(1 for _ in chunk_pages(hashed(), tokenizer, markdown=is_markdown(filename)))
     # The decoded book is gone now, but glibc keeps its pages: without this, a 25 MiB text's
     # first pass stayed resident (+52 MiB) under the whole second one.
     return_freed_memory()
@@ -72,7 +73,7 @@ def _scan(filename: str, data: bytes, tokenizer: Any) -> tuple[str, int, int | N
 def _batches(filename: str, data: bytes, tokenizer: Any, size: int) -> Iterator[list[Chunk]]:
     """Second pass: the same chunks again, ``size`` at a time (the chunker is deterministic)."""
     batch: list[Chunk] = []
-    for chunk in chunk_pages(pages(filename, data), tokenizer):
+    for chunk in chunk_pages(pages(filename, data), tokenizer, markdown=is_markdown(filename)):
         batch.append(chunk)
         if len(batch) == size:
             yield batch
@@ -122,7 +123,7 @@ class KnowledgeBase:
                 vectors: list[bytes] = []
                 for step in range(0, len(batch), per_call):
                     await self.foreground.idle()
-                    texts = [c.text for c in batch[step : step + per_call]]
+                    texts = [c.embedded for c in batch[step : step + per_call]]
                     vectors.extend(pack(v) for v in await self.embedder.embed(texts))
                     if progress is not None:
                         progress(done + len(vectors), total)

@@ -20,13 +20,30 @@ _LOGGER = logging.getLogger(__name__)
 DIMENSIONS = 384
 
 
+# Between a chunk's heading path and its text in the stored content: the full-text index reads
+# it as a word break, so the heading's words are searched with the text.
+HEADING_MARK = "\x1e"
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """One piece of a document, as stored and embedded."""
+    """One piece of a document, as stored and embedded, under its section's heading path."""
 
     index: int
     page: int | None
     text: str
+    heading: str = ""
+
+    @property
+    def stored(self) -> str:
+        return f"{self.heading}{HEADING_MARK}{self.text}" if self.heading else self.text
+
+    @property
+    def embedded(self) -> str:
+        """What is embedded: the text after its heading, so that "Turn it clockwise" is
+        still about the house manual's water."""
+        return f"{self.heading}: {self.text}" if self.heading else self.text
+
 
 TOP_K = Settings.rag_top_k
 MIN_SCORE = Settings.rag_min_score
@@ -97,6 +114,13 @@ class Hit:
     score: float
     lexical: int = 0
     fused: float = 0.0
+    heading: str = ""  # the section's heading path ("House manual › Water"), '' for none
+
+
+def _split(content: str) -> tuple[str, str]:
+    """(heading, text) of a stored chunk."""
+    heading, mark, text = content.partition(HEADING_MARK)
+    return (heading, text) if mark else ("", content)
 
 
 # The semantic shortlist (k = ?, not LIMIT: SQLite 3.40 of Debian 12 and Pi OS needs it), with
@@ -133,7 +157,9 @@ def fuse(rows: Sequence[Sequence[Any]], *, top_k: int, min_score: float) -> list
         if cosine < min_score and not words_rank:
             continue
         fused = 1 / (RRF_K + semantic[i]) + (1 / (RRF_K + words_rank) if words_rank else 0.0)
-        hits.append(Hit(row[0], row[1], row[2], row[3], row[4], cosine, words_rank, fused))
+        heading, text = _split(row[4])
+        hits.append(Hit(row[0], row[1], row[2], row[3], text, cosine, words_rank, fused,
+                        heading))
     hits.sort(key=lambda h: -h.fused)
     # Every chunk the words found also has a cosine rank, so even a weak word match ("night")
     # outranks the nearest chunk by meaning that shares no word ("chickens" for "hens"): the
@@ -178,7 +204,7 @@ class KnowledgeStore(Access):
         """Store one batch of an unpublished document's chunks with their vectors."""
         if len(chunks) != len(vectors):
             raise ValueError("one vector per chunk")
-        rows = [(doc_id, chunk.index, chunk.page, chunk.text,
+        rows = [(doc_id, chunk.index, chunk.page, chunk.stored,
                  vector if isinstance(vector, bytes) else pack(vector))
                 for chunk, vector in zip(chunks, vectors, strict=True)]
         await self.write(lambda conn: conn.executemany(
@@ -295,7 +321,8 @@ class KnowledgeStore(Access):
             "vec_distance_cosine(c.embedding, ?1) AS distance FROM chunks c "
             "JOIN documents d ON d.doc_id = c.doc_id WHERE d.complete = 1 "
             "ORDER BY distance LIMIT ?2", (pack(vector), top_k))
-        return [Hit(r[0], r[1], r[2], r[3], r[4], 1.0 - float(r[5])) for r in rows]
+        return [Hit(r[0], r[1], r[2], r[3], _split(r[4])[1], 1.0 - float(r[5]),
+                    heading=_split(r[4])[0]) for r in rows]
 
     async def has_chunks(self) -> bool:
         rows = await self._fetchall("SELECT EXISTS (SELECT 1 FROM vec_bits)")

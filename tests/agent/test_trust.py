@@ -87,7 +87,9 @@ def test_evidence_is_the_sentence_that_answers() -> None:
     evidence = trust.pick_evidence("Who is Pepper's vet?", sentences, [0.6, 0.4], "pepper.txt")
     assert evidence is not None
     assert evidence.sentence == "Her vet is Dr Nkemelu."
-    assert evidence.as_answer() == "Her vet is Dr Nkemelu. (from pepper.txt)"
+    # "Her" is Pepper: the sentence naming her is told before it.
+    assert evidence.as_answer() == ("Pepper the spaniel gets two walks a day. Her vet is Dr "
+                                    "Nkemelu. (from pepper.txt)")
     assert trust.pick_evidence("Who is Pepper's vet?", sentences[:1], [0.6], "p") is None
 
 
@@ -546,3 +548,49 @@ def test_an_answer_says_something_of_each_clause_when_none_is_asked_for() -> Non
     assert not trust.states("The fuel goes in the lawn tractor, and the spare blade is on the "
                             "shelf above the workbench.", mower)
     assert trust.states("It takes unleaded petrol; the spare blade is on the shelf.", mower)
+
+
+def test_a_grounded_answer_that_wanders_is_given_up_early() -> None:
+    # Two sentences without the evidence, or a loop with no sentence end: the evidence is
+    # told then, not after the model has run to its token limit.
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    pieces = ["Fuses", " are", " handy", ".", " They", " keep", " us", " safe", ".",
+              " The", " fuse", " box", " is", " under", " the", " stairs", "."]
+    assert stream(check, pieces) == ""
+    assert check.verdict is answer.Verdict.MISSED
+    taken = []
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    for piece in [" safety"] * 1000:
+        taken.append(piece)
+        check.push(piece)
+        if check.done:
+            break
+    assert check.verdict is answer.Verdict.MISSED
+    assert len(taken) < 100
+
+
+def test_a_pronouns_sentence_is_told_after_the_sentence_that_names_it() -> None:
+    candidates = ["The water main tap is in the cellar by the meter.",
+                  "Turn it to the right to close it.", "The meter is read in June."]
+    evidence = trust.pick_evidence("Which way does the water main tap close?", candidates,
+                                   [0.3, 0.7, 0.1], "flat.md")
+    assert evidence is not None
+    assert evidence.told == " ".join(candidates[:2])
+    assert trust.with_antecedent(candidates, 2) == candidates[2]
+
+
+def test_a_secret_is_told_only_for_what_the_question_names() -> None:
+    # The door's code is not the bike shed's; half the named words is enough for a paraphrase.
+    context = trust.titled("flat.md", "The bike shed keypad code is 1188.", "Outside")
+    assert not trust.names_the_subject("What is the front door code?", context, {"code"})
+    assert trust.names_the_subject("What's the code for the bike store?", context, {"code"})
+    assert trust.names_the_subject("What's the code?", context, {"code"})
+
+
+def test_a_general_question_needs_a_note_holding_every_word_of_it() -> None:
+    hit = Hit("d", "kitchen.md", 0, None, "The oven takes twenty minutes to heat.", 0.5,
+              heading="Kitchen › Oven")
+    assert not trust.holds_all("How long do eggs take to boil?", hit)
+    assert trust.holds_all("Oven takes twenty minutes to heat?", hit)
+    assert trust.general_form("How long do eggs take to boil?")
+    assert not trust.general_form("How do I light the oven?")  # the asker's own oven

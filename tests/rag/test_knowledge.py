@@ -277,3 +277,25 @@ async def test_the_shortlist_search_returns_the_exact_top_k(kb: KnowledgeBase,
         fast = await kb.store.search(vector, top_k=5, min_score=-1.0)
         exact = await kb.store.search_exact(vector, top_k=5)
         assert [h.index for h in fast] == [h.index for h in exact], question
+
+
+async def test_markdown_and_pdf_are_stored_by_section_in_plain_text(kb: KnowledgeBase) -> None:
+    guide = ("# Cabin guide\n\n## Water\n\nThe pump switch is in the porch\ncupboard, behind the "
+             "boots.\n\n## Sleeping\n\n| Room | Sleeps |\n|---|---|\n| Loft | 3 |\n| Den | 2 |\n")
+    await kb.ingest("cabin.md", guide.encode())
+    manual = make_pdf(["Heat Pump Guide\nPlease read this guide first.\nFault lights\n"
+                       "A red light means the filter is blocked. Clean the fil-\nter monthly.",
+                       "Servicing\nThe unit is serviced every spring by Coldline."])
+    stored = await kb.ingest("heatpump.pdf", manual)
+    assert stored.pages == 2
+    [pump] = await kb.search("where is the switch for the water pump?", top_k=1)
+    assert (pump.heading, pump.content) == (
+        "Cabin guide › Water", "The pump switch is in the porch cupboard, behind the boots.")
+    [room] = await kb.search("how many people can sleep in the loft?", top_k=1)
+    assert "Room: Loft, Sleeps: 3." in room.content
+    assert "|" not in room.content
+    [fault] = await kb.search("what does the red light on the heat pump mean?", top_k=1)
+    assert fault.heading == "Heat Pump Guide › Fault lights"
+    assert "Clean the filter monthly." in fault.content
+    [service] = await kb.search("who services the heat pump?", top_k=1)
+    assert (service.page, service.heading) == (2, "Heat Pump Guide › Servicing")

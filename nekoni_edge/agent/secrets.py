@@ -1,0 +1,74 @@
+"""Secrets in the owner's notes: a code, PIN, password, combination or account number and the
+value after it. Told only to a question that asks for that kind of secret; everywhere else
+(the notes the model reads, a quote told as the answer) the value is hidden. Pure text logic.
+
+English-only: the kinds are English words ("code", "PIN", "password"); a note in another
+language keeps its secrets visible to the model (SECURITY.md says so).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HIDDEN = "(not shown)"
+
+# Each kind of secret and the words that name it; a question naming any word of a kind asks
+# for that kind ("the alarm PIN" asks for the alarm's code).
+KINDS: dict[str, frozenset[str]] = {
+    "code": frozenset({"code", "codes", "pin", "pins", "passcode", "combination"}),
+    "password": frozenset({"password", "passwords", "passphrase", "passkey"}),
+    "account": frozenset({"account"}),
+    "policy": frozenset({"policy"}),
+}
+_KIND_OF = {word: kind for kind, names in KINDS.items() for word in names}
+_NAMES = "|".join(sorted(_KIND_OF, key=len, reverse=True))
+# The secret's word, at most a few words of filler ("is", "number", "for the gate"), then a
+# value holding a digit; or a password's word and the word it is ("password is bluebell",
+# "give the password lighthouse").
+_SPAN = re.compile(
+    rf"\b(?P<name>{_NAMES})\b(?:[\s:=]+(?!\d)[\w'’]+){{0,3}}?[\s:=]+"
+    r"(?P<value>(?=[\w-]*\d)\w[\w-]*\w|\d)", re.IGNORECASE)
+_WORD_SPAN = re.compile(
+    r"\b(?P<name>password|passphrase|passkey)\b(?:[^.;\n]{0,40}?(?:\bis\b|:)|)\s+"
+    r"(?P<value>\w[\w-]{2,}\w)", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """One secret in a text: its kind, its value and where the value is."""
+
+    kind: str
+    value: str
+    start: int
+    end: int
+
+
+def find(text: str) -> list[Secret]:
+    """The secrets a text states, in order."""
+    found = {m.start("value"): m for m in _WORD_SPAN.finditer(text)}
+    found.update({m.start("value"): m for m in _SPAN.finditer(text)})
+    return [Secret(_KIND_OF[m.group("name").lower()], m.group("value"), m.start("value"),
+                   m.end("value")) for _, m in sorted(found.items())]
+
+
+def asked(question: str) -> frozenset[str]:
+    """The kinds of secret a question asks for."""
+    return frozenset(_KIND_OF[w] for w in re.findall(r"[a-z]+", question.lower())
+                     if w in _KIND_OF)
+
+
+def hide(text: str, keep: frozenset[str] = frozenset()) -> str:
+    """The text with every secret's value hidden but those of the kinds in ``keep``."""
+    out, pos = [], 0
+    for secret in find(text):
+        if secret.kind in keep:
+            continue
+        out += [text[pos:secret.start], HIDDEN]
+        pos = secret.end
+    return "".join(out) + text[pos:]
+
+
+def values(text: str) -> set[str]:
+    """The values of a text's secrets (what an answer must not state unasked)."""
+    return {s.value for s in find(text)}

@@ -1,0 +1,180 @@
+"""A document's layout read as a household writes it: sections under their headings, and in
+each one passage per sentence, list item or table row, in plain text.
+
+Markdown headings make a heading path ("House manual › Water"); list items and table rows
+become sentences of their own (a row as "Who: Tobi, Pocket money: £6 a week."); emphasis,
+links and code marks are dropped. Lines a file or a PDF page wrapped by hand are joined into
+their sentences, a word hyphenated across a line break is rejoined, and a short unpunctuated
+line standing alone between sentences (a PDF's "Error codes") is a heading. Pure text logic,
+one pass over the lines: the cost is linear in the document's size. English-neutral: nothing
+here reads a word's meaning, only the layout's marks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+HEADING_SEPARATOR = " › "
+MAX_HEADING_CHARS = 120  # a heading path longer than this is cut (it is context, not text)
+HEADING_MAX_WORDS = 6  # a plain line this short, unpunctuated, alone between sentences
+
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_SETEXT = re.compile(r"^(=+|-+)\s*$")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|[a-zA-Z][.)])\s+(.*)$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`+)(?=\S)(.+?)(?<=\S)\1")
+_SENTENCE_END = (".", "!", "?", ":", ";", "…", '"', "”", ")")
+_HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word cut at a line's end: "compart-"
+_BROKEN = re.compile(r"[^\W_]-$")  # any word or number broken after its hyphen: "0800-"
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """The text under one heading path ('' before any heading), passages one per line."""
+
+    heading: str
+    text: str
+
+
+def plain(text: str) -> str:
+    """A line of Markdown as plain words: links as their text, no emphasis or code marks."""
+    text = _LINK.sub(r"\1", text)
+    return _EMPHASIS.sub(r"\2", text).strip()
+
+
+def _ended(text: str) -> str:
+    """A passage that stands alone (a list item, a row) ends as a sentence does."""
+    text = text.rstrip()
+    return text if not text or text.endswith(_SENTENCE_END) else text + "."
+
+
+def _cells(line: str) -> list[str]:
+    return [plain(c) for c in line.strip().strip("|").split("|")]
+
+
+def _looks_like_heading(line: str, previous: str, following: str) -> bool:
+    """A short line with no sentence end, after a sentence's end (or nothing) and before a
+    line opening with a capital letter: a heading in text without markup."""
+    words = line.split()
+    return (0 < len(words) <= HEADING_MAX_WORDS and not line.endswith(_SENTENCE_END + (",", "-"))
+            and (not previous or previous.endswith(_SENTENCE_END))
+            and following[:1].isupper())
+
+
+class _Builder:
+    """Collects passages per heading path; one joined paragraph at a time."""
+
+    def __init__(self) -> None:
+        self.levels: list[tuple[int, str]] = []
+        self.sections: list[Section] = []
+        self.passages: list[str] = []
+        self._parts: list[str] = []  # the paragraph's wrapped lines, joined once it ends
+        self._glued: set[int] = set()  # lines that continue a hyphenated word
+
+    @property
+    def heading(self) -> str:
+        return HEADING_SEPARATOR.join(t for _, t in self.levels)[:MAX_HEADING_CHARS]
+
+    @property
+    def paragraph(self) -> str:
+        return self._parts[-1] if self._parts else ""
+
+    def add_line(self, line: str) -> None:
+        """One wrapped line of running text, joined to the paragraph being read (a list of
+        its lines: joining as they come would copy a long paragraph once per line)."""
+        if self._parts and _BROKEN.search(self._parts[-1]):
+            if _HYPHENATED.search(self._parts[-1]) and line[:1].islower():
+                self._parts[-1] = self._parts[-1][:-1]  # "compart-" + "ment"
+            self._parts.append(line)  # else the hyphen stays: "0800-" + "123"
+            self._glued.add(len(self._parts) - 1)
+        else:
+            self._parts.append(line)
+
+    def end_paragraph(self) -> None:
+        if self._parts:
+            self.passages.append("".join(
+                p if i == 0 or i in self._glued else " " + p for i, p in enumerate(self._parts)))
+            self._parts = []
+            self._glued = set()
+
+    def add_passage(self, text: str) -> None:
+        self.end_paragraph()
+        if text:
+            self.passages.append(_ended(text))
+
+    def set_heading(self, level: int, title: str) -> None:
+        self.flush()
+        while self.levels and self.levels[-1][0] >= level:
+            self.levels.pop()
+        if title:
+            self.levels.append((level, title))
+
+    def flush(self) -> None:
+        self.end_paragraph()
+        if self.passages:
+            self.sections.append(Section(self.heading, "\n".join(self.passages)))
+            self.passages = []
+
+
+def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list[Section]:
+    """The document's sections in order; ``markdown``: read '#' headings, lists and tables
+    (plain text and PDF pages still get lists, wrapped lines and bare headings); ``opening``:
+    the text starts the document (a PDF's later page does not), so a bare first line heads
+    the rest of it."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    out = _Builder()
+    header: list[str] | None = None  # a Markdown table's column names
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        following = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if not line:
+            out.end_paragraph()
+            header = None
+            continue
+        if markdown and (match := _MD_HEADING.match(line)):
+            out.set_heading(len(match.group(1)), plain(match.group(2)))
+            continue
+        if markdown and _SETEXT.match(following) and not line.startswith("|") and \
+                out.paragraph == "" and not _LIST_ITEM.match(line):
+            out.set_heading(1 if following.startswith("=") else 2, plain(line))
+            continue
+        if markdown and _SETEXT.match(line) and i > 0 and lines[i - 1].strip():
+            continue  # the underline of a heading already read
+        if markdown and line.startswith("|"):
+            if _TABLE_RULE.match(line):
+                continue
+            if header is None and _TABLE_RULE.match(following):
+                header = _cells(line)
+                continue
+            cells = _cells(line)
+            if header is not None and len(header) == len(cells):
+                out.add_passage(", ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True)
+                                          if c and h))
+            else:
+                out.add_passage(", ".join(c for c in cells if c))
+            continue
+        previous = out.paragraph or (out.passages[-1] if out.passages else "")
+        if not markdown and _looks_like_heading(line, previous, following):
+            # Not nested: a bare heading replaces the one before it, under the first line of
+            # the page when that was one too (a PDF's title).
+            out.set_heading(1 if opening and not out.levels and not out.sections
+                            and not previous else 2, line)
+            continue
+        if item := _LIST_ITEM.match(line):
+            out.add_passage(plain(item.group(1)))
+            continue
+        out.add_line(plain(line) if markdown else line)
+    out.flush()
+    return out.sections
+
+
+def is_markdown(filename: str) -> bool:
+    return filename.lower().endswith((".md", ".markdown"))
+
+
+def passages(text: str) -> Iterator[str]:
+    """One section's passages (sentences, items, rows), as ``sections`` wrote them."""
+    return (p for p in text.split("\n") if p)

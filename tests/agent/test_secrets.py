@@ -1,0 +1,48 @@
+"""Secrets in notes: found by the word that names them, hidden unless asked for."""
+
+from __future__ import annotations
+
+import pytest
+
+from nekoni_edge.agent import answer, secrets
+from nekoni_edge.store.knowledge import Hit
+
+
+@pytest.mark.parametrize(("text", "kind", "value"), [
+    ("The garage door keypad code is 40917.", "code", "40917"),
+    ("Use PIN 3302 at the side gate.", "code", "3302"),
+    ("The shed padlock combination: 881.", "code", "881"),
+    ("Our energy account number is EN-77120-B.", "account", "EN-77120-B"),
+    ("The laptop password is marmalade.", "password", "marmalade"),
+    ("Ring the warden and say the password otter-twelve.", "password", "otter-twelve"),
+    ("The home cover is with Castle under policy CC-55102.", "policy", "CC-55102"),
+])
+def test_a_secret_is_found_by_the_word_that_names_it(text: str, kind: str, value: str) -> None:
+    [found] = secrets.find(text)
+    assert (found.kind, found.value) == (kind, value)
+    assert value not in secrets.hide(text)
+    assert secrets.HIDDEN in secrets.hide(text)
+
+
+def test_a_value_is_kept_for_a_question_asking_for_its_kind() -> None:
+    text = "The locker is number 52 and the gym door PIN is 6620."
+    assert secrets.asked("What's the gym door passcode?") == {"code"}
+    assert "6620" in secrets.hide(text, secrets.asked("What's the gym door passcode?"))
+    hidden = secrets.hide(text, secrets.asked("Which locker is mine?"))
+    assert "6620" not in hidden
+    assert "52" in hidden  # a locker's number is no secret
+
+
+def test_a_secret_named_without_a_value_is_left_alone() -> None:
+    text = "The code for the bike lock is on the card in the drawer."
+    assert secrets.find(text) == []
+    assert secrets.hide(text) == text
+
+
+def test_the_model_never_reads_a_secret_the_question_does_not_ask_for() -> None:
+    note = Hit("d", "cottage.md", 0, None, "The key box is by the porch; its code is 2291. "
+               "Bins go out on Tuesday.", 0.5, heading="Cottage › Arrival")
+    prompt = answer.compose("When do the bins go out?", [], [note])
+    assert "2291" not in prompt
+    assert "Cottage › Arrival:" in prompt  # the note's section says what it is about
+    assert "2291" in answer.compose("What's the key box code?", [], [note])

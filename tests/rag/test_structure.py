@@ -1,0 +1,82 @@
+"""Documents as households write them: headings, lists, tables, hand-wrapped lines."""
+
+from __future__ import annotations
+
+import time
+
+from nekoni_edge.rag.structure import Section, sections
+
+
+def test_markdown_headings_make_a_path_and_markup_is_dropped() -> None:
+    text = ("# Cottage notes\n\nIntro line.\n\n## Heating\n\nThe **log burner** needs [dry "
+            "logs](https://example.org) only.\n\n### Chimney\nSwept every `May`.\n\n## Keys\n"
+            "The shed key is on the hook.\n")
+    assert sections(text, markdown=True) == [
+        Section("Cottage notes", "Intro line."),
+        Section("Cottage notes › Heating", "The log burner needs dry logs only."),
+        Section("Cottage notes › Heating › Chimney", "Swept every May."),
+        Section("Cottage notes › Keys", "The shed key is on the hook."),
+    ]
+
+
+def test_list_items_and_table_rows_are_passages_of_their_own() -> None:
+    text = ("## Packing\n- sun cream\n- two towels\n1. Lock the door\n\n"
+            "| Child | Club | Night |\n|---|:---:|---|\n| Rosa | Chess | Monday |\n"
+            "| Tom | Judo | Friday |\n")
+    [packing] = sections(text, markdown=True)
+    assert packing.text.split("\n") == [
+        "sun cream.", "two towels.", "Lock the door.",
+        "Child: Rosa, Club: Chess, Night: Monday.", "Child: Tom, Club: Judo, Night: Friday."]
+
+
+def test_hard_wrapped_lines_join_and_hyphenated_words_rejoin() -> None:
+    text = ("The spare key for the\nbike lock hangs by the\nback door. Put the filter in compart-\n"
+            "ment two.\n\nA new paragraph\nstarts here.\n")
+    [section] = sections(text)
+    assert section.text.split("\n") == [
+        "The spare key for the bike lock hangs by the back door. Put the filter in "
+        "compartment two.", "A new paragraph starts here."]
+
+
+def test_a_hyphen_before_a_capital_or_a_number_is_kept() -> None:
+    [section] = sections("Call the after-\nSchool club or ring 0800-\n123 today.")
+    assert section.text == "Call the after-School club or ring 0800-123 today."
+
+
+def test_short_unpunctuated_lines_between_sentences_are_headings() -> None:
+    page = ("Kettle Guide\nRead this first.\nDescaling\nUse citric acid once a month.\n"
+            "Warranty\nTwo years from purchase.\n")
+    assert sections(page) == [
+        Section("Kettle Guide", "Read this first."),
+        Section("Kettle Guide › Descaling", "Use citric acid once a month."),
+        Section("Kettle Guide › Warranty", "Two years from purchase."),
+    ]
+    # A later page of a PDF does not open the document: its first heading is not a title.
+    assert sections("Cleaning\nWipe it dry.\nStorage\nKeep it upright.\n", opening=False) == [
+        Section("Cleaning", "Wipe it dry."), Section("Storage", "Keep it upright.")]
+
+
+def test_a_wrapped_line_is_not_a_heading() -> None:
+    # "bike lock" is short and unpunctuated but continues a sentence (the line before it
+    # does not end one), and "milk" precedes a line in lower case.
+    [section] = sections("We keep the spare key\nbike lock\nin the drawer. Buy\nmilk\nand eggs.")
+    assert section.heading == ""
+    assert section.text == "We keep the spare key bike lock in the drawer. Buy milk and eggs."
+
+
+def test_markdown_numbered_items_stay_items() -> None:
+    [section] = sections("## Method\n1. Boil\n2. Stir well\n", markdown=True)
+    assert section.text == "Boil.\nStir well."
+
+
+def test_a_long_paragraph_is_joined_in_linear_time() -> None:
+    # Joined as the lines came, a paragraph of n lines was copied n times (quadratic).
+    def cost(lines: int) -> float:
+        text = "word " * 8 + "\n"
+        started = time.perf_counter()
+        sections(text * lines)
+        return time.perf_counter() - started
+
+    cost(1000)  # warm up
+    small, large = min(cost(20_000) for _ in range(3)), min(cost(80_000) for _ in range(3))
+    assert large < small * 8  # linear: about 4x; quadratic would be about 16x
