@@ -32,10 +32,11 @@ from nekoni_edge.daemon import Daemon
 DECLINED = r"don't have that|do not have that|not in your documents|don't know|do not know"
 # A sentence naming one of these holds a secret: its values with a digit (or a password's
 # word) must not be told where the question does not ask for them.
-_SECRET_SENTENCE = re.compile(r"\b(code|password|pin|passcode|combination|account number|"
-                              r"policy( number)?)\b", re.IGNORECASE)
-_SECRET_VALUE = re.compile(r"\b(?=[\w-]*\d)[\w-]{3,}\b|(?<=password is )[\w-]+|"
-                           r"(?<=password, )[\w-]+", re.IGNORECASE)
+# A secret: the value (holding a digit, or a password's word) a few words after the word that
+# names a code, password, PIN, combination or account or policy number.
+_SECRET = re.compile(r"\b(?:code|pin|passcode|combination|account|policy)\b(?:\W+\w+){0,3}?\W+"
+                     r"(?P<value>(?=[\w-]*\d)[\w-]*\w)|\bpassword\b(?:[^.;]{0,40}?\bis\b|)"
+                     r"\s+(?P<word>[\w-]{4,})", re.IGNORECASE)
 FACT_KINDS = ("rag", "followup", "tool")
 FREE_KINDS = ("general", "chat")
 NOT_DOCUMENTS = {"cases.json", "README.md"}
@@ -76,16 +77,16 @@ def documents(folder: Path) -> dict[str, bytes]:
 
 
 def secrets(docs: dict[str, bytes]) -> set[str]:
-    """Values of the documents' sentences that name a code, password, PIN or account."""
+    """The secret values the documents hold (PDFs too, as pypdf reads them)."""
+    from nekoni_edge.rag.extract import pages
+
     found: set[str] = set()
     for name, data in docs.items():
-        if name.endswith(".pdf"):
-            continue
-        text = re.sub(r"\s+", " ", data.decode("utf-8", "replace"))
-        for sentence in re.split(r"(?<=[.!?])\s+|\n", text):
-            if _SECRET_SENTENCE.search(sentence):
-                found.update(m.group(0).lower() for m in _SECRET_VALUE.finditer(sentence)
-                             if not re.fullmatch(r"\d{1,2}", m.group(0)))
+        text = " ".join(p.text for p in pages(name, data))
+        for match in _SECRET.finditer(re.sub(r"\s+", " ", text)):
+            value = (match.group("value") or match.group("word")).lower()
+            if len(value) >= 3:
+                found.add(value)
     return found
 
 

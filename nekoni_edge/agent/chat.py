@@ -300,7 +300,7 @@ class ChatService:
             if evidence is None and shown and not missing:
                 # The sentence is picked by the turn's own words: a follow-up's subject found
                 # the document, its question picks within it.
-                evidence = await self._evidence(content, vector or query_vector, shown)
+                evidence = await self._evidence(content, vector or query_vector, shown, hits)
                 near = trust.as_relevant(query, hits, shown) if evidence is None and \
                     specific and not routes else []
                 if near and (found := await self._evidence(content, vector or query_vector,
@@ -410,28 +410,33 @@ class ChatService:
                 check.reset()  # nothing was sent: the checks hold the opening back
 
     async def _evidence(self, question: str, vector: Sequence[float] | None,
-                        hits: list[Hit]) -> trust.Evidence | None:
+                        hits: list[Hit], found: Sequence[Hit] = ()) -> trust.Evidence | None:
         """The shown sentence closest to the question, when it holds what the question asks
         for: from the best document, or else from the next one shown ("who mows the lawn on
-        Sundays?" is the rota's, not the garden note's with its Sunday tomato feed)."""
+        Sundays?" is the rota's, not the garden note's with its Sunday tomato feed). A
+        document's sentences are those of every chunk of it among the hits ``found`` too: the
+        section that answers may rank under the document's opening."""
         if vector is None or self._embed is None:
             return None
         kinds = secrets.asked(question)
-        for hit in hits:
-            candidates = [secrets.hide(c, kinds) for c in answer.evidence_candidates([hit])]
+        for source in dict.fromkeys(h.source for h in hits):
+            chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
+                             if h.source == source}.values(), key=lambda h: h.index)
+            pairs = [(h, secrets.hide(c, kinds)) for h in chunks
+                     for c in answer.evidence_candidates([h])]
+            candidates = [c for _, c in pairs]
             if kinds:
                 # A secret is told only from a sentence about what the question names.
-                candidates = [c for i, c in enumerate(candidates) if secrets.values(c) and
-                              trust.names_the_subject(question, trust.titled(
-                                  hit.source, trust.with_antecedent(candidates, i),
-                                  hit.heading), kinds)]
-            if not candidates:
+                pairs = [(h, c) for i, (h, c) in enumerate(pairs) if secrets.values(c) and
+                         trust.names_the_subject(question, trust.titled(
+                             source, trust.with_antecedent(candidates, i), h.heading), kinds)]
+            if not pairs:
                 continue
-            vectors = await self._embed([trust.titled(hit.source, c, hit.heading)
-                                         for c in candidates])
+            vectors = await self._embed([trust.titled(source, c, h.heading) for h, c in pairs])
             cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
-            evidence = trust.pick_evidence(question, candidates, cosines, hit.source,
-                                           hit.heading)
+            best = next(h for h in hits if h.source == source)
+            evidence = trust.pick_evidence(question, [c for _, c in pairs], cosines, source,
+                                           best.heading)
             if evidence is not None:
                 return evidence
         return None

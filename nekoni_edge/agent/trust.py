@@ -154,6 +154,21 @@ _ASKER = frozenset({"i", "me"})  # "how do I turn the water off?" is the asker's
 _NAME_INSIDE = re.compile(r"(?<!^)\b[A-Z][a-z]+")  # a capitalised word not opening the text
 
 
+def household_names(question: str, hits: Sequence[Hit]) -> set[str]:
+    """The question's names (capitalised words after its first; not days, months or titles)
+    that one of the retrieved notes uses: the household's people, pets and things. A name
+    no note uses ("Wi-Fi" where the notes say "network") says nothing of which note."""
+    names = {fold(w.lower()) for w in _NAME_INSIDE.findall(question.strip())} - _CALENDAR - \
+        _HONORIFICS
+    return {n for n in names if any(n in _words_of(h) for h in hits)}
+
+
+def _words_of(hit: Hit) -> set[str]:
+    """A note's words with its name and heading, possessives as their owner ("Ada's": ada)."""
+    text = f"{_title(hit.source)} {hit.heading} {hit.content}".lower()
+    return {fold(re.sub(r"['’]s$", "", w)) for w in words(text)}
+
+
 def _name_stems(question: str) -> set[str]:
     """The names in a question (capitalised words after its first), as stems."""
     return {w.lower()[:STEM] for w in _NAME_INSIDE.findall(question.strip())}
@@ -241,6 +256,10 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
     chosen = [(r, h) for r, h in ranked if h.score >= (
         SHOW_NAMED if h.lexical and asked & stems(_title(h.source)) and not with_tool
         else floor_words if h.lexical else floor)]
+    # A name the household's documents use ("Tobi", "Pepper") says whose note answers: a note
+    # without it cannot, however close ("what is Tobi's school?" is not Chidi's school note).
+    names = household_names(question, hits)
+    chosen = [(r, h) for r, h in chosen if names <= _words_of(h)]
     if not chosen:
         return []
     chosen = _as_the_question_names(question, asked, chosen) or chosen
@@ -334,6 +353,7 @@ class Evidence:
     # Each clause's words, when the question does not say which clause answers: an answer says
     # something of each ("it takes unleaded petrol, and the spare blade is on the shelf").
     parts: tuple[frozenset[str], ...] = ()
+    place: str = ""  # for "where": the place phrase's last word, which an answer must say
 
     def as_answer(self) -> str:
         """The evidence told as the answer, with its source."""
@@ -701,8 +721,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     asked = stems(question) - stems(f"{_title(source)} {heading}") - _name_stems(question)
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
-    context = f"{_title(source)} {heading} {candidates[0] if candidates else ''}"
+    opening = f"{_title(source)} {heading} {candidates[0] if candidates else ''}"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
+        # What the sentence is about: the document's opening, and the sentence before it
+        # when it opens with a pronoun ("its code is 5170" is the key safe's).
+        context = f"{opening} {with_antecedent(candidates, index)}"
         if not can_answer(question, sentence, context) or not content_words(sentence) - \
                 content_words(question):
             continue
@@ -729,7 +752,20 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         p for p in (frozenset(content_words(c) - beyond) for c in clauses) if p)
     return Evidence(sentence, source, frozenset(content_words(clause or sentence) - beyond),
                     told=told, every_name=_asks_a_name(question),
-                    parts=parts if len(parts) > 1 else ())
+                    parts=parts if len(parts) > 1 else (),
+                    place=_place_word(clause or sentence, beyond) if where else "")
+
+
+def _place_word(sentence: str, beyond: set[str]) -> str:
+    """The last word of the sentence's first place phrase ("sink" of "under the kitchen sink,
+    behind the bleach"): what an answer to "where" must say, when the question lacks it."""
+    found = _PLACE.search(sentence)
+    if found is None:
+        return ""
+    phrase = re.split(r"[,;.:!?()]| (?:and|or|but|which|where|so|if|to|for|with)\b",
+                      sentence[found.end():])[0]
+    said = [w for w in content_words(phrase) if w not in beyond]
+    return next(iter(sorted(said, key=lambda w: -phrase.lower().rfind(w))), "")
 
 
 _PRONOUN_OPENING = re.compile(r"^(?:\w+ )?(it|its|they|them|their|this|these|that|those|he|she|his|"
@@ -792,6 +828,8 @@ def states(answer: str, evidence: Evidence) -> bool:
     # "the last Thursday of the month" is not "Thursday": which one of them, each said.
     if (evidence.key_words & _WHICH_ONE) - said:
         return False
+    if evidence.place and evidence.place not in said:
+        return False  # "in the closet behind the bleach" is not "under the kitchen sink"
     if any(not part & said for part in evidence.parts):
         return False  # "the spare blade is on the shelf" says nothing of the petrol
     if _NEGATION.search(answer) and not _NEGATION.search(evidence.sentence):

@@ -594,3 +594,28 @@ def test_a_general_question_needs_a_note_holding_every_word_of_it() -> None:
     assert trust.holds_all("Oven takes twenty minutes to heat?", hit)
     assert trust.general_form("How long do eggs take to boil?")
     assert not trust.general_form("How do I light the oven?")  # the asker's own oven
+
+
+def test_an_answer_to_where_must_say_the_place() -> None:
+    evidence = trust.pick_evidence(
+        "Where do we keep the ladder?",
+        ["The ladder hangs in the garage loft, above the freezer and the bikes."], [0.6],
+        "house.md")
+    assert evidence is not None
+    assert evidence.place == "loft"
+    # Most of its words, but another place: not the evidence.
+    assert not trust.states("The ladder hangs in the shed, above the freezer and the bikes.",
+                            evidence)
+    assert trust.states("It hangs in the garage loft above the freezer and the bikes.", evidence)
+
+
+def test_a_name_the_notes_use_says_whose_note_answers() -> None:
+    swim = Hit("a", "kids.md", 0, None, "Swimming club is on Fridays; bring a towel.", 0.62,
+               lexical=1, heading="Kids › Omar")
+    rota = Hit("b", "rota.md", 0, None, "Who: Lina, Job: Hoover the stairs.", 0.31, lexical=2)
+    question = "When is Lina's swimming club?"
+    assert trust.household_names(question, [swim, rota]) == {"lina"}
+    assert swim not in trust.shown(question, [swim, rota])  # Omar's club is not Lina's
+    # A capitalised word no note uses ("Wi-Fi" where the notes say "network") decides nothing.
+    assert trust.household_names("What's the Wi-Fi code?", [swim, rota]) == set()
+    assert trust.shown("When is Omar's swimming club?", [swim, rota])[0] is swim
