@@ -422,21 +422,34 @@ class ChatService:
         for source in dict.fromkeys(h.source for h in hits):
             chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
                              if h.source == source}.values(), key=lambda h: h.index)
-            pairs = [(h, secrets.hide(c, kinds)) for h in chunks
-                     for c in answer.evidence_candidates([h])]
-            candidates = [c for _, c in pairs]
+            # (chunk, sentence, its cosine when stored with the chunk) for every sentence that
+            # is not an instruction, secrets not asked for hidden.
+            split = [(h, trust.sentences(h.content)) for h in chunks]
+            rows = [(h, secrets.hide(c, kinds), _stored_cosine(h, i, len(sentences)))
+                    for h, sentences in split for i, c in enumerate(sentences)
+                    if trust.without_instructions(c)]
+            candidates = [c for _, c, _ in rows]
             if kinds:
-                # A secret is told only from a sentence about what the question names.
-                pairs = [(h, c) for i, (h, c) in enumerate(pairs) if secrets.values(c) and
-                         trust.names_the_subject(question, trust.titled(
-                             source, trust.with_antecedent(candidates, i), h.heading), kinds)]
-            if not pairs:
+                # A secret is told only from a sentence about what the question names: in any
+                # other it stays hidden (the sentences stay, as context for the next one).
+                rows = [row if trust.names_the_subject(question, trust.titled(
+                    source, trust.with_antecedent(candidates, i), row[0].heading), kinds)
+                        else (row[0], secrets.hide(row[1]), row[2])
+                        for i, row in enumerate(rows)]
+            if not rows:
                 continue
-            vectors = await self._embed([trust.titled(source, c, h.heading) for h, c in pairs])
-            cosines = [sum(a * b for a, b in zip(v, vector, strict=True)) for v in vectors]
+            missing = [(h, c) for h, c, cosine in rows if cosine is None]
+            if missing:
+                # Stored before passages were embedded: embed the sentences now.
+                vectors = iter(await self._embed([trust.titled(source, c, h.heading)
+                                                  for h, c in missing]))
+                rows = [(h, c, cosine if cosine is not None else sum(
+                    a * b for a, b in zip(next(vectors), vector, strict=True)))
+                        for h, c, cosine in rows]
             best = next(h for h in hits if h.source == source)
-            evidence = trust.pick_evidence(question, [c for _, c in pairs], cosines, source,
-                                           best.heading)
+            evidence = trust.pick_evidence(question, [c for _, c, _ in rows],
+                                           [float(cosine or 0.0) for _, _, cosine in rows],
+                                           source, best.heading)
             if evidence is not None:
                 return evidence
         return None
@@ -566,6 +579,14 @@ def _recent(sessions: OrderedDict[str, T], session_id: str, make: Callable[[], T
     while len(sessions) > MAX_SESSIONS_IN_MEMORY:
         sessions.popitem(last=False)
     return entry
+
+
+def _stored_cosine(hit: Hit, index: int, count: int) -> float | None:
+    """A sentence's cosine as the search scored it: its passage's, or the chunk's own when
+    the chunk is that one sentence; None when it was not stored."""
+    if len(hit.passage_scores) == count:
+        return hit.passage_scores[index]
+    return hit.score if count == 1 else None
 
 
 def _tool_evidence(question: str, routes: list[Route],

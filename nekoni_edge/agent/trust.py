@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from nekoni_edge.rag.structure import ABBREVIATIONS, document_title, split_sentences
+from nekoni_edge.rag.structure import titled as titled
 from nekoni_edge.store.knowledge import Hit
 from nekoni_edge.words import STOPWORDS, content_words, fold, words
 
@@ -165,7 +167,7 @@ def household_names(question: str, hits: Sequence[Hit]) -> set[str]:
 
 def _words_of(hit: Hit) -> set[str]:
     """A note's words with its name and heading, possessives as their owner ("Ada's": ada)."""
-    text = f"{_title(hit.source)} {hit.heading} {hit.content}".lower()
+    text = f"{document_title(hit.source)} {hit.heading} {hit.content}".lower()
     return {fold(re.sub(r"['’]s$", "", w)) for w in words(text)}
 
 
@@ -191,7 +193,7 @@ def held_whole(question: str, hits: Sequence[Hit]) -> bool:
     show."""
     asked = stems(question)
     return bool(asked) and any(
-        covered(asked, stems(f"{_title(h.source)} {h.content}")) == asked for h in hits)
+        covered(asked, stems(f"{document_title(h.source)} {h.content}")) == asked for h in hits)
 
 
 def holds_all(question: str, hit: Hit) -> bool:
@@ -200,7 +202,7 @@ def holds_all(question: str, hit: Hit) -> bool:
     temperature does water boil?" is not the heating section's)."""
     asked = stems(question)
     return bool(asked) and covered(asked, stems(
-        f"{_title(hit.source)} {hit.heading} {hit.content}")) == asked
+        f"{document_title(hit.source)} {hit.heading} {hit.content}")) == asked
 
 
 def names_the_subject(question: str, context: str, kinds: Iterable[str]) -> bool:
@@ -211,9 +213,9 @@ def names_the_subject(question: str, context: str, kinds: Iterable[str]) -> bool
 
 
 def half_held(asked: set[str], held: set[str]) -> bool:
-    """Whether ``held`` holds at least half of ``asked`` (all of nothing): what a sentence
-    needs of the words beside an identifier asked for ("the guest Wi-Fi password" is the
-    guests' network's; "the plate" of "the number plate" is a paraphrase it may lack)."""
+    """Whether ``held`` holds at least half of ``asked`` (all of nothing). (Tried for every
+    identifier too, in place of all of the words: "my national insurance number" was then
+    told the home insurance's claims line.)"""
     return 2 * len(covered(asked, held)) >= len(asked)
 
 
@@ -254,7 +256,7 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
                      for h in hits), key=lambda p: -p[0])
     asked = stems(question)
     chosen = [(r, h) for r, h in ranked if h.score >= (
-        SHOW_NAMED if h.lexical and asked & stems(_title(h.source)) and not with_tool
+        SHOW_NAMED if h.lexical and asked & stems(document_title(h.source)) and not with_tool
         else floor_words if h.lexical else floor)]
     # A name the household's documents use ("Tobi", "Pepper") says whose note answers: a note
     # without it cannot, however close ("what is Tobi's school?" is not Chidi's school note).
@@ -320,18 +322,6 @@ def as_relevant(question: str, hits: Sequence[Hit], shown: Sequence[Hit]) -> lis
             and relevance(question, h) >= best - SHOWN_MARGIN]
 
 
-def _title(source: str) -> str:
-    """A document's name as words: 'home_insurance.txt' -> 'home insurance'."""
-    return re.sub(r"[_.-]+", " ", source.rsplit(".", 1)[0])
-
-
-def titled(source: str, sentence: str, heading: str = "") -> str:
-    """A sentence as it is embedded to pick evidence: after its document's name and its
-    section's heading, so that 'It is serviced every November' is still about the boiler."""
-    return f"{_title(source)} › {heading}: {sentence}" if heading else \
-        f"{_title(source)}: {sentence}"
-
-
 def stems(text: str) -> set[str]:
     """Content words cut to their first STEM letters ('serviced' meets 'services')."""
     return {w[:STEM] for w in content_words(text) if not w.isdigit()}
@@ -366,17 +356,10 @@ class Evidence:
 
 
 # A full stop after these is not a sentence's end ("Mr. Hendry").
-_ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "No", "e.g", "i.e")
-_SPLIT = re.compile("".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)
-                    + r"(?<=[.!?;])\s+")
+_ABBREVIATIONS = ABBREVIATIONS
+sentences = split_sentences  # the unit evidence is picked from (``rag.structure``)
 _END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)
                   + r"[.!?](?=\s)|[.!?]$")
-
-
-def sentences(text: str) -> list[str]:
-    """Split at sentence ends ('.', '!', '?', ';') followed by a space, and at line breaks:
-    a stored passage (sentence, list item, table row) is one line (``rag.structure``)."""
-    return [s.strip() for line in text.split("\n") for s in _SPLIT.split(line) if s.strip()]
 
 
 def sentence_ends(text: str) -> list[int]:
@@ -602,7 +585,7 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
             return False
         said = stems(sentence)
         others = _plain_stems(question) - {w[:STEM] for w in identifiers}
-        if not half_held(others, said | stems(context)):
+        if not others <= said | stems(context):
             return False
         # "every 6,000 miles" is how often, not a mileage.
         measured = set(words(_EVERY.sub("", sentence)))
@@ -718,10 +701,10 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     shared words, with what it adds to the question; None when none can."""
     # Names, the document's own name and its section's heading say which document, not
     # which of its sentences.
-    asked = stems(question) - stems(f"{_title(source)} {heading}") - _name_stems(question)
+    asked = stems(question) - stems(f"{document_title(source)} {heading}") - _name_stems(question)
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
-    opening = f"{_title(source)} {heading} {candidates[0] if candidates else ''}"
+    opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).

@@ -15,7 +15,7 @@ from nekoni_edge.memory import return_freed_memory
 from nekoni_edge.rag.chunk import Chunk, chunk_pages
 from nekoni_edge.rag.embed import BATCH_SIZE, TextEmbedder
 from nekoni_edge.rag.extract import ExtractError, pages
-from nekoni_edge.rag.structure import is_markdown
+from nekoni_edge.rag.structure import is_markdown, split_sentences, titled
 from nekoni_edge.store.knowledge import MIN_SCORE, TOP_K, Hit, KnowledgeStore, pack
 
 _LOGGER = logging.getLogger(__name__)
@@ -127,7 +127,8 @@ class KnowledgeBase:
                     vectors.extend(pack(v) for v in await self.embedder.embed(texts))
                     if progress is not None:
                         progress(done + len(vectors), total)
-                await self.store.add_chunks(doc_id, batch, vectors)
+                passages = await self._passages(source, batch, per_call)
+                await self.store.add_chunks(doc_id, batch, vectors, passages)
                 done += len(batch)
             await self.store.publish(doc_id)
         except BaseException as exc:
@@ -138,6 +139,26 @@ class KnowledgeBase:
                             else exc)
             raise
         return Ingested(doc_id, source, done, page_count, True)
+
+    async def _passages(self, source: str, batch: list[Chunk], per_call: int
+                        ) -> list[bytes | None]:
+        """The passages of each chunk, embedded after the document's name and the chunk's
+        heading, packed one after another (a chunk of one passage too: its score is then
+        reckoned as every other chunk's)."""
+        split = [split_sentences(c.text) for c in batch]
+        texts = [titled(source, p, c.heading) for c, ps in zip(batch, split, strict=True)
+                 for p in ps]
+        packed: list[bytes] = []
+        for step in range(0, len(texts), per_call):
+            await self.foreground.idle()
+            packed.extend(pack(v) for v in await self.embedder.embed(
+                texts[step : step + per_call]))
+        out: list[bytes | None] = []
+        at = 0
+        for ps in split:
+            out.append(b"".join(packed[at : at + len(ps)]) or None)
+            at += len(ps)
+        return out
 
     async def search(self, query: str, top_k: int | None = None,
                      vector: Sequence[float] | None = None) -> list[Hit]:

@@ -178,3 +178,28 @@ def is_markdown(filename: str) -> bool:
 def passages(text: str) -> Iterator[str]:
     """One section's passages (sentences, items, rows), as ``sections`` wrote them."""
     return (p for p in text.split("\n") if p)
+
+
+# A full stop after these is not a sentence's end ("Mr. Hendry").
+ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "No", "e.g", "i.e")
+_SPLIT = re.compile("".join(rf"(?<!\b{re.escape(a)}\.)" for a in ABBREVIATIONS)
+                    + r"(?<=[.!?;])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split at sentence ends ('.', '!', '?', ';') followed by a space, and at line breaks:
+    a stored passage (sentence, list item, table row) is one line. The unit evidence is
+    picked from, and embedded at ingest."""
+    return [s.strip() for line in text.split("\n") for s in _SPLIT.split(line) if s.strip()]
+
+
+def document_title(source: str) -> str:
+    """A document's name as words: 'home_insurance.txt' -> 'home insurance'."""
+    return re.sub(r"[_.-]+", " ", source.rsplit(".", 1)[0])
+
+
+def titled(source: str, sentence: str, heading: str = "") -> str:
+    """A sentence as it is embedded to pick evidence: after its document's name and its
+    section's heading, so that 'It is serviced every November' is still about the boiler."""
+    return f"{document_title(source)} › {heading}: {sentence}" if heading else \
+        f"{document_title(source)}: {sentence}"

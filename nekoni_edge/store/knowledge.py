@@ -115,6 +115,9 @@ class Hit:
     lexical: int = 0
     fused: float = 0.0
     heading: str = ""  # the section's heading path ("House manual › Water"), '' for none
+    # Cosine of each passage of the chunk (``rag.structure.split_sentences``), embedded after
+    # its document's name and heading; () when the chunk's passages were not embedded.
+    passage_scores: tuple[float, ...] = ()
 
 
 def _split(content: str) -> tuple[str, str]:
@@ -127,12 +130,12 @@ def _split(content: str) -> tuple[str, str]:
 # the full-text matches beside it when the query has words to look up; each chunk scored once.
 _SEMANTIC = (
     "SELECT c.doc_id, d.source, c.idx, c.page, c.content, "
-    "1.0 - vec_distance_cosine(c.embedding, ?1), NULL FROM "
+    "1.0 - vec_distance_cosine(c.embedding, ?1), NULL, c.passages FROM "
     "(SELECT rowid AS id FROM vec_bits WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2) "
     "s JOIN chunks c ON c.id = s.id JOIN documents d ON d.doc_id = c.doc_id AND d.complete = 1")
 _HYBRID = (
     "SELECT c.doc_id, d.source, c.idx, c.page, c.content, "
-    "1.0 - vec_distance_cosine(c.embedding, ?1), MIN(s.bm) FROM "
+    "1.0 - vec_distance_cosine(c.embedding, ?1), MIN(s.bm), c.passages FROM "
     "(SELECT * FROM (SELECT rowid AS id, NULL AS bm FROM vec_bits "
     "WHERE embedding MATCH vec_quantize_binary(?1) AND k = ?2) UNION ALL "
     "SELECT * FROM (SELECT rowid, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ?3 "
@@ -140,26 +143,33 @@ _HYBRID = (
     "JOIN documents d ON d.doc_id = c.doc_id AND d.complete = 1 GROUP BY c.id")
 
 
-def fuse(rows: Sequence[Sequence[Any]], *, top_k: int, min_score: float) -> list[Hit]:
-    """Rows of (doc_id, source, idx, page, content, cosine, bm25 or None) in fused rank order.
+def fuse(rows: Sequence[Sequence[Any]], *, top_k: int, min_score: float,
+         query: bytes | None = None) -> list[Hit]:
+    """Rows of (doc_id, source, idx, page, content, cosine, bm25 or None[, passage vectors])
+    in fused rank order; ``query``: the packed query vector the passages are scored with.
 
-    Reciprocal-rank fusion: ranks, not scores, are added, so neither a corpus's typical
-    cosines nor bm25's unbounded scale decides alone.
+    A chunk's meaning is its closest passage's when that is closer than the chunk (a table
+    row, a list item: one line of a section is what a question asks about). Reciprocal-rank
+    fusion: ranks, not scores, are added, so neither a corpus's typical cosines nor bm25's
+    unbounded scale decides alone.
     """
-    by_cosine = sorted(range(len(rows)), key=lambda i: -float(rows[i][5]))
+    passages = passage_cosines([row[7] if len(row) > 7 else None for row in rows], query)
+    cosines = [max(float(row[5]), *scores) if scores else float(row[5])
+               for row, scores in zip(rows, passages, strict=True)]
+    by_cosine = sorted(range(len(rows)), key=lambda i: -cosines[i])
     by_words = sorted((i for i in range(len(rows)) if rows[i][6] is not None),
                       key=lambda i: float(rows[i][6]))
     semantic = {i: rank for rank, i in enumerate(by_cosine, 1)}
     lexical = {i: rank for rank, i in enumerate(by_words, 1)}
     hits = []
     for i, row in enumerate(rows):
-        cosine, words_rank = float(row[5]), lexical.get(i, 0)
+        cosine, words_rank = cosines[i], lexical.get(i, 0)
         if cosine < min_score and not words_rank:
             continue
         fused = 1 / (RRF_K + semantic[i]) + (1 / (RRF_K + words_rank) if words_rank else 0.0)
         heading, text = _split(row[4])
         hits.append(Hit(row[0], row[1], row[2], row[3], text, cosine, words_rank, fused,
-                        heading))
+                        heading, passages[i]))
     hits.sort(key=lambda h: -h.fused)
     # Every chunk the words found also has a cosine rank, so even a weak word match ("night")
     # outranks the nearest chunk by meaning that shares no word ("chickens" for "hens"): the
@@ -167,6 +177,28 @@ def fuse(rows: Sequence[Sequence[Any]], *, top_k: int, min_score: float) -> list
     nearest = sorted(hits, key=lambda h: -h.score)[:min(KEEP_NEAREST, top_k)]
     others = [h for h in hits if h not in nearest][:top_k - len(nearest)]
     return sorted(nearest + others, key=lambda h: -h.fused)
+
+
+def passage_cosines(blobs: Sequence[bytes | None], query: bytes | None
+                    ) -> list[tuple[float, ...]]:
+    """Each blob's passage vectors scored against the query, in one matrix product."""
+    if query is None or not any(blobs):
+        return [() for _ in blobs]
+    import numpy as np  # noqa: PLC0415 - with onnxruntime; not needed to start the box
+
+    q = np.frombuffer(query, dtype="<f4")
+    q = q / (np.linalg.norm(q) or 1.0)
+    joined = b"".join(b for b in blobs if b)
+    matrix = np.frombuffer(joined, dtype="<f4").reshape(-1, DIMENSIONS)
+    norms = np.linalg.norm(matrix, axis=1)
+    scores = (matrix @ q) / np.where(norms > 0, norms, 1.0)
+    out: list[tuple[float, ...]] = []
+    at = 0
+    for blob in blobs:
+        n = len(blob) // (4 * DIMENSIONS) if blob else 0
+        out.append(tuple(float(x) for x in scores[at:at + n]))
+        at += n
+    return out
 
 
 def pack(vector: Sequence[float]) -> bytes:
@@ -200,16 +232,20 @@ class KnowledgeStore(Access):
         return await self.write(begin)
 
     async def add_chunks(self, doc_id: str, chunks: Sequence[Chunk],
-                         vectors: Sequence[Sequence[float] | bytes]) -> None:
-        """Store one batch of an unpublished document's chunks with their vectors."""
-        if len(chunks) != len(vectors):
+                         vectors: Sequence[Sequence[float] | bytes],
+                         passages: Sequence[bytes | None] | None = None) -> None:
+        """Store one batch of an unpublished document's chunks with their vectors (and their
+        passages' vectors, packed one after another, where a chunk has several)."""
+        if len(chunks) != len(vectors) or (passages is not None and
+                                           len(passages) != len(chunks)):
             raise ValueError("one vector per chunk")
         rows = [(doc_id, chunk.index, chunk.page, chunk.stored,
-                 vector if isinstance(vector, bytes) else pack(vector))
-                for chunk, vector in zip(chunks, vectors, strict=True)]
+                 vector if isinstance(vector, bytes) else pack(vector),
+                 passages[i] if passages is not None else None)
+                for i, (chunk, vector) in enumerate(zip(chunks, vectors, strict=True))]
         await self.write(lambda conn: conn.executemany(
-            "INSERT INTO chunks (doc_id, idx, page, content, embedding) VALUES (?, ?, ?, ?, ?)",
-            rows))
+            "INSERT INTO chunks (doc_id, idx, page, content, embedding, passages) "
+            "VALUES (?, ?, ?, ?, ?, ?)", rows))
 
     async def publish(self, doc_id: str) -> None:
         """Index the document's chunks and make it visible, in one transaction."""
@@ -312,7 +348,7 @@ class KnowledgeStore(Access):
         if terms:
             params += [" OR ".join(f'"{t}"' for t in terms), LEXICAL_DEPTH]
         rows = await self._fetchall(_HYBRID if terms else _SEMANTIC, params)
-        return fuse(rows, top_k=top_k, min_score=min_score)
+        return fuse(rows, top_k=top_k, min_score=min_score, query=params[0])
 
     async def search_exact(self, vector: Sequence[float], *, top_k: int = TOP_K) -> list[Hit]:
         """Every published chunk scored (the reference the shortlist is measured against)."""

@@ -188,3 +188,12 @@ def _lexical_index(conn: Any) -> None:
     conn.execute("INSERT INTO chunks_fts (rowid, source, content) SELECT c.id, d.source, "
                  "c.content FROM chunks c JOIN documents d ON d.doc_id = c.doc_id "
                  "WHERE d.complete = 1")
+
+
+@migration(7)
+def _passage_vectors(conn: Any) -> None:
+    # Each of a chunk's passages (sentences, list items, rows) embedded after its document's
+    # name and heading, float32 one after another: a question is matched to the sentence that
+    # answers, not only to the chunk around it. NULL for chunks stored before (their sentences
+    # are embedded when a question needs them).
+    conn.execute("ALTER TABLE chunks ADD COLUMN passages BLOB")

@@ -299,3 +299,21 @@ async def test_markdown_and_pdf_are_stored_by_section_in_plain_text(kb: Knowledg
     assert "Clean the filter monthly." in fault.content
     [service] = await kb.search("who services the heat pump?", top_k=1)
     assert (service.page, service.heading) == (2, "Heat Pump Guide › Servicing")
+
+
+async def test_each_passage_of_a_chunk_is_scored_against_the_question(
+        kb: KnowledgeBase) -> None:
+    rota = ("# Jobs\n\n| Who | Job | Day |\n|---|---|---|\n| Sam | Walk the dog | Monday |\n"
+            "| Ivy | Water the plants | Tuesday |\n| Noor | Clean the fish tank | Friday |\n")
+    await kb.ingest("jobs.md", rota.encode())
+    [hit] = await kb.search("who cleans out the aquarium?", top_k=1)
+    rows = hit.content.split("\n")
+    assert len(hit.passage_scores) == len(rows) == 3
+    best = max(range(3), key=lambda i: hit.passage_scores[i])
+    assert rows[best] == "Who: Noor, Job: Clean the fish tank, Day: Friday."
+    # The chunk is as close as its closest passage: a row is what the question is about.
+    assert hit.score == pytest.approx(max(hit.passage_scores))
+    # A note of one sentence is scored as its sentence too (after its name), like the rest.
+    await kb.ingest("bins.txt", b"The bins go out on Thursday night.")
+    [bins] = await kb.search("when do the bins go out?", top_k=1)
+    assert len(bins.passage_scores) == 1
