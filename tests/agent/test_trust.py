@@ -619,3 +619,21 @@ def test_a_name_the_notes_use_says_whose_note_answers() -> None:
     # A capitalised word no note uses ("Wi-Fi" where the notes say "network") decides nothing.
     assert trust.household_names("What's the Wi-Fi code?", [swim, rota]) == set()
     assert trust.shown("When is Omar's swimming club?", [swim, rota])[0] is swim
+
+
+def test_a_follow_up_keeps_the_note_the_last_turn_showed() -> None:
+    # Equally close by meaning, neither holding more of the words: the note the turn before
+    # showed wins (FOLLOWED), and without it the other one does.
+    trip = Hit("a", "trip.txt", 0, None, "The museum visit is on 3 June; a packed lunch.", 0.50)
+    club = Hit("b", "club.txt", 0, None, "Judo is on Fridays; a water bottle.", 0.52)
+    question = "What does he need to take?"
+    assert trust.shown(question, [club, trip])[0] is club
+    assert trust.shown(question, [club, trip], follows=("trip.txt",))[0] is trip
+
+
+def test_a_note_as_relevant_as_the_shown_one_is_where_to_look_next() -> None:
+    house = Hit("a", "house.txt", 0, None, "The house has three bedrooms.", 0.50)
+    heating = Hit("b", "heating.txt", 0, None, "The thermostat is set to 20 degrees.", 0.56)
+    far = Hit("c", "bins.txt", 0, None, "Bins go out on Monday.", 0.20)
+    assert trust.as_relevant("How warm is the house kept?", [house, heating, far],
+                             [house]) == [heating]
