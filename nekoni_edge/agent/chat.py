@@ -276,6 +276,8 @@ class ChatService:
             if on_context is not None:
                 on_context(hits)
             household = trust.about_household(content)
+            if household is None and secrets.asked(content):
+                household = True  # a code, a password, an account: only ever the household's
             asks = _asks(content)
             specific, general = trust.specific(content), trust.general_form(content)
             shown = [] if household is False else trust.shown(query, hits,
@@ -283,9 +285,12 @@ class ChatService:
                                                                 follows=follows)
             if household is None and general and query == content:
                 # Asked in general form, leaning on no earlier turn ("at what temperature does
-                # water boil?"): a note answers only when it holds every word of it; else the
-                # question is the world's.
-                shown = [h for h in shown if trust.holds_all(content, h)]
+                # water boil?"): a note answers only when it holds every word of it or is as
+                # close by meaning as a note shown for its meaning alone; else the question is
+                # the world's (general questions' notes scored 0.27-0.36 on docs_a, the
+                # household's "where does glass go?" 0.52).
+                shown = [h for h in shown if trust.holds_all(content, h)
+                         or h.score >= trust.SHOW_SEMANTIC]
             if household is None and not shown and specific and not general and \
                     trust.held_whole(content, hits):
                 # The librarian beside the library note is the household's ("how's it going?"

@@ -218,3 +218,32 @@ async def test_a_follow_up_keeps_the_note_the_turn_before_it_showed(
         reply = await turn(chat, follow_up)
         assert "packed lunch" in reply
         assert "goggles" not in reply
+
+
+async def test_a_secret_no_note_holds_is_declined_without_the_model(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "shed.md": "## Shed\nThe mower is in the shed. The shed padlock combination is 4471.",
+    }) as box:
+        chat, provider = service(box, [["The gate code is 1234."]])
+        reply = await turn(chat, "What's the gate PIN?")
+        assert reply == trust.DONT_KNOW
+        assert provider.prompts == []  # no model call that could invent one
+        assert "4471" not in reply
+
+
+async def test_a_question_in_general_form_takes_a_note_only_when_it_is_close(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "recycling.md": "## Rubbish\nCardboard must be flattened and taken to the blue bin by "
+                        "the garages.\n\n## Heating\nThe heating comes on at 6:30; the water "
+                        "tank heats up at night.",
+    }) as box:
+        chat, provider = service(box, [["Water boils at 100 degrees."], ["Somewhere."]])
+        # Far by meaning, and no note holds all its words: the world's, the model answers.
+        assert await turn(chat, "At what temperature does water boil?") == \
+            "Water boils at 100 degrees."
+        assert "Notes:" not in provider.prompts[-1][-1].content
+        # Close by meaning though it shares few words: the household's note answers.
+        reply = await turn(chat, "Where does cardboard go?", "t")
+        assert "blue bin" in reply
