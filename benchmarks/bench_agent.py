@@ -144,7 +144,9 @@ async def ask(chat: ChatService, session: str, question: str) -> tuple[str, floa
     return "".join(pieces), first
 
 
-async def open_box(tools: bool, tmp: Path) -> Daemon:
+async def open_box(tools: bool, tmp: Path, docs: dict[str, bytes] | None = None) -> Daemon:
+    """A box with default settings (``tools`` on or off) holding ``docs`` (the household
+    set's notes when None)."""
     settings = dataclasses.replace(load_settings(env={}), data_dir=tmp, tools=tools,
                                    mdns=False, gpio="off")
     daemon = Daemon(settings)
@@ -152,8 +154,10 @@ async def open_box(tools: bool, tmp: Path) -> Daemon:
     chat = daemon.chat
     assert chat is not None
     assert chat.knowledge is not None
-    for name, text in DOCUMENTS.items():
-        await chat.knowledge.ingest(name, text.encode())
+    if docs is None:
+        docs = {name: text.encode() for name, text in DOCUMENTS.items()}
+    for name, data in docs.items():
+        await chat.knowledge.ingest(name, data)
     return daemon
 
 
