@@ -23,6 +23,7 @@ import tempfile
 import time
 from contextlib import aclosing
 from pathlib import Path
+from typing import TypeVar
 
 from benchmarks.agent_corpus import LABELLED
 from benchmarks.household_set import (
@@ -49,6 +50,8 @@ from nekoni_edge.agent.answer import looks_like_json
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.config import DEFAULT_SYSTEM_PROMPT, load_settings
 from nekoni_edge.daemon import Daemon
+
+R = TypeVar("R")
 
 DECLINED = re.compile(r"don't have that|do not have that|not in your documents", re.IGNORECASE)
 # The prompt's own words (system prompt, instruction, framing): an answer holding them echoes.
@@ -161,6 +164,18 @@ async def open_box(tools: bool, tmp: Path, docs: dict[str, bytes] | None = None)
     return daemon
 
 
+def alternate(n: int, *boxes: tuple[Daemon | None, list[R]]
+              ) -> list[tuple[ChatService, list[R]]]:
+    """The boxes that run (with their rows), in turn n's order: each turn starts on the other
+    box, so neither is always the one that goes first."""
+    order = []
+    for daemon, rows in boxes:
+        if daemon is not None:
+            assert daemon.chat is not None
+            order.append((daemon.chat, rows))
+    return order[::-1] if n % 2 else order
+
+
 async def run_turn(chat: ChatService, session: str, turn: Turn) -> tuple[str, float, list[str]]:
     for before in turn.before:
         await ask(chat, session, before)
@@ -181,14 +196,8 @@ async def run(halves: dict[str, list[Turn]], verbose: bool, paired: bool
             for half, turns in halves.items():
                 for turn in turns:
                     n += 1
-                    order = [(on, rows_on), (off, rows_off)]
-                    if n % 2:
-                        order.reverse()
-                    for daemon, rows in order:
-                        if daemon is None:
-                            continue
-                        assert daemon.chat is not None
-                        answer, first, tools = await run_turn(daemon.chat, f"t{n}", turn)
+                    for chat, rows in alternate(n, (on, rows_on), (off, rows_off)):
+                        answer, first, tools = await run_turn(chat, f"t{n}", turn)
                         rows.append(Row(half, turn, answer, first, tools))
                     if verbose:
                         row = rows_on[-1]

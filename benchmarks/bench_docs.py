@@ -22,7 +22,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from benchmarks.bench_agent import ask, open_box
+from benchmarks.bench_agent import alternate, ask, open_box
 from nekoni_edge.agent.answer import looks_like_json
 
 DECLINED = r"don't have that|do not have that|not in your documents|don't know|do not know"
@@ -139,16 +139,9 @@ async def run_set(folder: Path, verbose: bool, paired: bool) -> tuple[list[Row],
         off = await open_box(False, Path(b), docs) if paired else None
         try:
             for n, group in enumerate(groups):
-                order = [(on, rows_on), (off, rows_off)]
-                if n % 2:
-                    order.reverse()
-                for daemon, rows in order:
-                    if daemon is None:
-                        continue
-                    assert daemon.chat is not None
+                for chat, rows in alternate(n, (on, rows_on), (off, rows_off)):
                     for case in group:
-                        answer, first = await ask(daemon.chat, f"{folder.name}-{n}",
-                                                  case.question)
+                        answer, first = await ask(chat, f"{folder.name}-{n}", case.question)
                         rows.append(Row(case, answer, first))
                 if verbose:
                     for row in rows_on[-len(group):]:

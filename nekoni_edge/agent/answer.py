@@ -36,11 +36,11 @@ def compose(question: str, facts: list[str], hits: list[Hit]) -> str:
     return "\n\n".join([*parts, f"Question: {question}\n{ANSWER_INSTRUCTION}"])
 
 
-def evidence_candidates(hits: list[Hit]) -> list[str]:
-    """The sentences of the best shown document (its instructions left out)."""
-    if not hits:
-        return []
-    return [s for s in trust.sentences(hits[0].content) if trust.without_instructions(s)]
+def evidence_candidates(hit: Hit) -> list[tuple[int, str]]:
+    """A chunk's sentences that may be evidence (its instructions left out), each with its
+    place among the chunk's sentences (where its stored score is)."""
+    return [(i, s) for i, s in enumerate(trust.sentences(hit.content))
+            if trust.without_instructions(s)]
 
 
 def looks_like_json(text: str) -> bool:

@@ -429,10 +429,11 @@ class ChatService:
                              if h.source == source}.values(), key=lambda h: h.index)
             # (chunk, sentence, its cosine when stored with the chunk) for every sentence that
             # is not an instruction, secrets not asked for hidden.
-            split = [(h, trust.sentences(h.content)) for h in chunks]
-            rows = [(h, secrets.hide(c, kinds), _stored_cosine(h, i, len(sentences)))
-                    for h, sentences in split for i, c in enumerate(sentences)
-                    if trust.without_instructions(c)]
+            rows: list[tuple[Hit, str, float | None]] = []
+            for h in chunks:
+                cosines = _stored_cosines(h)
+                rows += [(h, secrets.hide(c, kinds), cosines[i])
+                         for i, c in answer.evidence_candidates(h)]
             candidates = [c for _, c, _ in rows]
             if kinds:
                 # A secret is told only from a sentence about what the question names: in any
@@ -586,12 +587,13 @@ def _recent(sessions: OrderedDict[str, T], session_id: str, make: Callable[[], T
     return entry
 
 
-def _stored_cosine(hit: Hit, index: int, count: int) -> float | None:
-    """A sentence's cosine as the search scored it: its passage's, or the chunk's own when
-    the chunk is that one sentence; None when it was not stored."""
+def _stored_cosines(hit: Hit) -> list[float | None]:
+    """Each sentence's cosine as the search scored it: its passage's, or the chunk's own when
+    the chunk is that one sentence; None where it was not stored."""
+    count = len(trust.sentences(hit.content))
     if len(hit.passage_scores) == count:
-        return hit.passage_scores[index]
-    return hit.score if count == 1 else None
+        return list(hit.passage_scores)
+    return [hit.score] if count == 1 else [None] * count
 
 
 def _tool_evidence(question: str, routes: list[Route],

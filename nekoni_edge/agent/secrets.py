@@ -67,8 +67,3 @@ def hide(text: str, keep: frozenset[str] = frozenset()) -> str:
         out += [text[pos:secret.start], HIDDEN]
         pos = secret.end
     return "".join(out) + text[pos:]
-
-
-def values(text: str) -> set[str]:
-    """The values of a text's secrets (what an answer must not state unasked)."""
-    return {s.value for s in find(text)}

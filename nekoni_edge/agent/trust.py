@@ -162,7 +162,10 @@ def household_names(question: str, hits: Sequence[Hit]) -> set[str]:
     no note uses ("Wi-Fi" where the notes say "network") says nothing of which note."""
     names = {fold(w.lower()) for w in _NAME_INSIDE.findall(question.strip())} - _CALENDAR - \
         _HONORIFICS
-    return {n for n in names if any(n in _words_of(h) for h in hits)}
+    if not names:
+        return set()
+    used = set().union(*(_words_of(h) for h in hits))
+    return names & used
 
 
 def _words_of(hit: Hit) -> set[str]:
@@ -191,9 +194,7 @@ def held_whole(question: str, hits: Sequence[Hit]) -> bool:
     """Whether one note holds every word of the question ("who is the librarian?" beside
     the library note): a question of the household's, even when no note is close enough to
     show."""
-    asked = stems(question)
-    return bool(asked) and any(
-        covered(asked, stems(f"{document_title(h.source)} {h.content}")) == asked for h in hits)
+    return any(holds_all(question, h) for h in hits)
 
 
 def holds_all(question: str, hit: Hit) -> bool:
@@ -209,7 +210,8 @@ def names_the_subject(question: str, context: str, kinds: Iterable[str]) -> bool
     """Whether ``context`` (a sentence with its document's name and heading) holds at least
     half of what the question names beside the kind of secret it asks for: "the code for the
     burglar alarm" is not the key safe's code."""
-    return half_held(stems(question) - {w[:STEM] for w in kinds} - {"numbe"}, stems(context))
+    named = stems(question) - {w[:STEM] for w in kinds} - stems("number")
+    return half_held(named, stems(context))
 
 
 def half_held(asked: set[str], held: set[str]) -> bool:
@@ -261,7 +263,8 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
     # A name the household's documents use ("Tobi", "Pepper") says whose note answers: a note
     # without it cannot, however close ("what is Tobi's school?" is not Chidi's school note).
     names = household_names(question, hits)
-    chosen = [(r, h) for r, h in chosen if names <= _words_of(h)]
+    if names:
+        chosen = [(r, h) for r, h in chosen if names <= _words_of(h)]
     if not chosen:
         return []
     chosen = _as_the_question_names(question, asked, chosen) or chosen
@@ -356,9 +359,8 @@ class Evidence:
 
 
 # A full stop after these is not a sentence's end ("Mr. Hendry").
-_ABBREVIATIONS = ABBREVIATIONS
 sentences = split_sentences  # the unit evidence is picked from (``rag.structure``)
-_END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in _ABBREVIATIONS)
+_END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in ABBREVIATIONS)
                   + r"[.!?](?=\s)|[.!?]$")
 
 
@@ -748,7 +750,7 @@ def _place_word(sentence: str, beyond: set[str]) -> str:
     phrase = re.split(r"[,;.:!?()]| (?:and|or|but|which|where|so|if|to|for|with)\b",
                       sentence[found.end():])[0]
     said = [w for w in content_words(phrase) if w not in beyond]
-    return next(iter(sorted(said, key=lambda w: -phrase.lower().rfind(w))), "")
+    return max(said, key=phrase.lower().rfind, default="")
 
 
 _PRONOUN_OPENING = re.compile(r"^(?:\w+ )?(it|its|they|them|their|this|these|that|those|he|she|his|"

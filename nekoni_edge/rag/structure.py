@@ -13,7 +13,6 @@ here reads a word's meaning, only the layout's marks.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 HEADING_SEPARATOR = " › "
@@ -71,8 +70,9 @@ class _Builder:
         self.levels: list[tuple[int, str]] = []
         self.sections: list[Section] = []
         self.passages: list[str] = []
-        self._parts: list[str] = []  # the paragraph's wrapped lines, joined once it ends
-        self._glued: set[int] = set()  # lines that continue a hyphenated word
+        # The paragraph's wrapped lines, each after what joins it to the one before (a space,
+        # or nothing after a hyphen), joined once the paragraph ends.
+        self._parts: list[str] = []
 
     @property
     def heading(self) -> str:
@@ -80,25 +80,25 @@ class _Builder:
 
     @property
     def paragraph(self) -> str:
+        """The paragraph's last line read so far ('' between paragraphs)."""
         return self._parts[-1] if self._parts else ""
 
     def add_line(self, line: str) -> None:
         """One wrapped line of running text, joined to the paragraph being read (a list of
         its lines: joining as they come would copy a long paragraph once per line)."""
-        if self._parts and _BROKEN.search(self._parts[-1]):
+        if not self._parts:
+            self._parts.append(line)
+        elif _BROKEN.search(self._parts[-1]):
             if _HYPHENATED.search(self._parts[-1]) and line[:1].islower():
                 self._parts[-1] = self._parts[-1][:-1]  # "compart-" + "ment"
             self._parts.append(line)  # else the hyphen stays: "0800-" + "123"
-            self._glued.add(len(self._parts) - 1)
         else:
-            self._parts.append(line)
+            self._parts.append(" " + line)
 
     def end_paragraph(self) -> None:
         if self._parts:
-            self.passages.append("".join(
-                p if i == 0 or i in self._glued else " " + p for i, p in enumerate(self._parts)))
+            self.passages.append("".join(self._parts))
             self._parts = []
-            self._glued = set()
 
     def add_passage(self, text: str) -> None:
         self.end_paragraph()
@@ -173,11 +173,6 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
 
 def is_markdown(filename: str) -> bool:
     return filename.lower().endswith((".md", ".markdown"))
-
-
-def passages(text: str) -> Iterator[str]:
-    """One section's passages (sentences, items, rows), as ``sections`` wrote them."""
-    return (p for p in text.split("\n") if p)
 
 
 # A full stop after these is not a sentence's end ("Mr. Hendry").

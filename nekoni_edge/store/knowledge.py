@@ -234,8 +234,8 @@ class KnowledgeStore(Access):
     async def add_chunks(self, doc_id: str, chunks: Sequence[Chunk],
                          vectors: Sequence[Sequence[float] | bytes],
                          passages: Sequence[bytes | None] | None = None) -> None:
-        """Store one batch of an unpublished document's chunks with their vectors (and their
-        passages' vectors, packed one after another, where a chunk has several)."""
+        """Store one batch of an unpublished document's chunks with their vectors (and each
+        chunk's passages' vectors, packed one after another)."""
         if len(chunks) != len(vectors) or (passages is not None and
                                            len(passages) != len(chunks)):
             raise ValueError("one vector per chunk")
@@ -357,8 +357,8 @@ class KnowledgeStore(Access):
             "vec_distance_cosine(c.embedding, ?1) AS distance FROM chunks c "
             "JOIN documents d ON d.doc_id = c.doc_id WHERE d.complete = 1 "
             "ORDER BY distance LIMIT ?2", (pack(vector), top_k))
-        return [Hit(r[0], r[1], r[2], r[3], _split(r[4])[1], 1.0 - float(r[5]),
-                    heading=_split(r[4])[0]) for r in rows]
+        return [Hit(r[0], r[1], r[2], r[3], text, 1.0 - float(r[5]), heading=heading)
+                for r in rows for heading, text in [_split(r[4])]]
 
     async def has_chunks(self) -> bool:
         rows = await self._fetchall("SELECT EXISTS (SELECT 1 FROM vec_bits)")

@@ -75,8 +75,8 @@ def test_a_documents_instructions_never_reach_the_model() -> None:
     assert "9999" not in text
     assert "ignore" not in text
     assert "The calendar is on the fridge." in text
-    assert answer.evidence_candidates(hits) == ["Household notice.",
-                                                "The calendar is on the fridge."]
+    assert answer.evidence_candidates(hits[0]) == [(0, "Household notice."),
+                                                   (2, "The calendar is on the fridge.")]
 
 
 def test_a_tool_call_mid_answer_ends_it() -> None:
