@@ -119,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="which nekoni app scans it (default: mobile)")
     code.add_argument("--png", type=Path, metavar="FILE", help="also write it as a PNG image")
     code.add_argument("--text", action="store_true", help="print only the code's text")
+    code.add_argument("--label", action="store_true",
+                      help="the label's code, with the box's setup code: a phone that scans it "
+                           "is paired by a press whoever else asks (keep it with the box)")
 
     key = sub.add_parser("client-key", help="print this client's public key (to approve it)")
     key.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
@@ -359,7 +362,8 @@ async def _qr(args: argparse.Namespace) -> int:
     settings = _settings(args)
     try:  # the box's ports and addresses are the running daemon's
         replies = await send_request(settings.control_path, {"type": "pair_code",
-                                                             "app": args.app})
+                                                             "app": args.app,
+                                                             "label": args.label})
     except OSError as exc:
         print(f"error: the box is not running (no daemon at {settings.control_path}: {exc}); "
               "start it first", file=sys.stderr)
@@ -377,6 +381,9 @@ async def _qr(args: argparse.Namespace) -> int:
         print(f"(written to {args.png})", file=sys.stderr)
     print(qr.terminal(text))
     print(f"Scan this with nekoni's {args.app} app (Add agent), then press the box's button.")
+    if args.label:
+        print("This is the box's own code: whoever scans it can pair with a press, so keep it "
+              "with the box (print it on the label), never on a shared screen.")
     if args.app == "web":
         print("The web app's scanner reads light-on-dark codes: use --png, or the box's page.")
     return 0

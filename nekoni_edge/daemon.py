@@ -25,14 +25,14 @@ from nekoni_edge.app import Box, devices, local
 from nekoni_edge.config import Settings
 from nekoni_edge.discovery import Advertiser, current_addresses
 from nekoni_edge.errors import ModelUnavailable
-from nekoni_edge.identity import load_or_create_key
+from nekoni_edge.identity import load_or_create_key, setup_code
 from nekoni_edge.llm.provider import ModelProvider
 from nekoni_edge.llm.remote import FallbackProvider, OpenAIProvider
 from nekoni_edge.memory import return_freed_memory
 from nekoni_edge.pairing.control import ControlServer
 from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
-from nekoni_edge.protocol.signaling import SIGNAL_PATH
+from nekoni_edge.protocol.signaling import SETUP_PREFIX, SIGNAL_PATH
 from nekoni_edge.rag.embed import Embedder, OnDemandEmbedder, TextEmbedder
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.ratelimit import FailureLimiter
@@ -123,6 +123,7 @@ class Daemon:
         self.pub_key = ""
         self.room_id = ""
         self.agent_id = ""
+        self.setup_code = ""
         self._stopped = asyncio.Event()
 
     async def start(self) -> None:
@@ -132,6 +133,7 @@ class Daemon:
         private_dir(s.data_dir)
         key = load_or_create_key(s.key_path)
         self.pub_key = public_key_b64(key)
+        self.setup_code = setup_code(key)
         digest = hashlib.sha256(self.pub_key.encode("ascii")).hexdigest()
         self.room_id = f"room-{digest[:16]}"
         self.agent_id = f"agent-{digest[:8]}"
@@ -154,7 +156,7 @@ class Daemon:
             self.pairing = PairingService(
                 self.db, led=self._make_led(), limiter=limiter,
                 on_window_changed=self._on_window_changed, on_revoke=self._revoke,
-                on_paired=self.peers.device_added,
+                on_paired=self.peers.device_added, setup_code=self.setup_code,
             )
             self.signaling = SignalingEndpoint(
                 key, self.agent_id, self.room_id, self.db, self.peers,
@@ -207,10 +209,13 @@ class Daemon:
         assert self.signaling is not None  # noqa: S101
         assert self.pairing is not None  # noqa: S101
         app = web.Application(client_max_size=64 * 1024, middlewares=[cors])
-        app.router.add_get(SIGNAL_PATH, self.signaling.handle)
-        app.router.add_get("/api/info", self._info)
-        app.router.add_post("/api/pair", self.pairing.handle_pair)
-        app.router.add_get("/api/pair/status", self.pairing.handle_status)
+        # Each under the label's URLs too (``/p/<setup code>/…``), where a phone that scanned
+        # the label keeps talking to the box; only pairing reads the code.
+        for prefix in ("", SETUP_PREFIX + "/{code}"):
+            app.router.add_get(prefix + SIGNAL_PATH, self.signaling.handle)
+            app.router.add_get(prefix + "/api/info", self._info)
+            app.router.add_post(prefix + "/api/pair", self.pairing.handle_pair)
+            app.router.add_get(prefix + "/api/pair/status", self.pairing.handle_status)
         app.router.add_get("/api/pair/qr", self._qr)
         return app
 
@@ -361,8 +366,9 @@ class Daemon:
         addresses = current_addresses(s.mdns_interfaces)
         return addresses[0] if addresses else "127.0.0.1"
 
-    def pair_code(self, app: str, address: str | None = None) -> str:
-        """The text of the QR code nekoni's ``app`` ("web" or "mobile") scans to add the box.
+    def pair_code(self, app: str, address: str | None = None, label: bool = False) -> str:
+        """The text of the QR code nekoni's ``app`` ("web" or "mobile") scans to add the box;
+        with ``label``, the label's code, whose URLs carry the setup code.
 
         The web app gets the port the box's page is on (HTTPS when TLS is on); the mobile app
         the plain app port when there is one, since it cannot trust a self-signed certificate.
@@ -371,10 +377,12 @@ class Daemon:
             raise ValueError(f"app must be one of {', '.join(qr.APPS)}")
         host = address or self.lan_address()
         host = f"[{host}]" if ":" in host and not host.startswith("[") else host
-        main = qr.Endpoint(f"{host}:{self.port}", secure=self.certificate is not None)
+        prefix = f"{SETUP_PREFIX}/{self.setup_code}" if label else ""
+        main = qr.Endpoint(f"{host}:{self.port}", secure=self.certificate is not None,
+                           prefix=prefix)
         endpoint = main
         if app == "mobile" and self.app_port is not None:
-            endpoint = qr.Endpoint(f"{host}:{self.app_port}", secure=False)
+            endpoint = qr.Endpoint(f"{host}:{self.app_port}", secure=False, prefix=prefix)
         return qr.pairing_text(
             agent_pub_key=self.pub_key, room_id=self.room_id,
             agent_name=self.settings.agent_name, endpoint=endpoint,

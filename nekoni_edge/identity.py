@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import logging
 import os
 import stat
@@ -48,6 +50,15 @@ def write_atomically(path: Path, data: bytes, mode: int = 0o600) -> None:
 def box_name(key: Ed25519PrivateKey) -> str:
     """The box's default name and hostname, from its key's fingerprint: ``nekoni-1a2b3c``."""
     return "nekoni-" + hashlib.sha256(public_key_b64(key).encode("ascii")).hexdigest()[:6]
+
+
+def setup_code(key: Ed25519PrivateKey) -> str:
+    """The box's setup code (printed on its label, in the label's QR): derived from its key, so
+    it lives as long as the identity, needs no file of its own and is never sent by the box
+    to anyone who asks over the network. 120 bits: not to be guessed."""
+    raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    digest = hmac.new(raw, b"nekoni-edge setup code", hashlib.sha256).digest()
+    return base64.b32encode(digest[:15]).decode("ascii").lower()
 
 
 def _load(path: Path) -> Ed25519PrivateKey:

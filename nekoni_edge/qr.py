@@ -26,14 +26,17 @@ class Endpoint:
 
     host: str
     secure: bool
+    # ``/p/<setup code>`` on the box's label: nekoni's apps send every request under the URLs
+    # they scanned, so the code comes with their pair request without their knowing.
+    prefix: str = ""
 
     @property
     def agent_url(self) -> str:
-        return f"{'https' if self.secure else 'http'}://{self.host}"
+        return f"{'https' if self.secure else 'http'}://{self.host}{self.prefix}"
 
     @property
     def signal_url(self) -> str:
-        return f"{'wss' if self.secure else 'ws'}://{self.host}{SIGNAL_PATH}"
+        return f"{'wss' if self.secure else 'ws'}://{self.host}{self.prefix}{SIGNAL_PATH}"
 
 
 def pairing_text(*, agent_pub_key: str, room_id: str, agent_name: str, endpoint: Endpoint,

@@ -96,7 +96,12 @@ async def device_rename(ctx: Context, message: m.DeviceRename) -> m.DeviceRename
 
 @handles(m.PairCode)
 def pair_code(ctx: Context, message: m.PairCode) -> m.PairCodeResponse | dict[str, Any]:
-    """What ``nekoni-edge qr`` prints and the box's page draws (public: mDNS tells the same)."""
+    """What ``nekoni-edge qr`` prints and the box's page draws (public: mDNS tells the same),
+    or, for the owner at the box only, the label's code with the setup code in its URLs."""
     if ctx.box.pair_code is None:
         return m.error_reply("NOT_AVAILABLE", "this box is not serving, so no app can pair")
-    return m.PairCodeResponse(message.app, ctx.box.pair_code(message.app, message.address))
+    if message.label and ctx.device_key is not None:
+        return m.error_reply("FORBIDDEN", "The label's pairing code is shown only on the box "
+                                          "itself (nekoni-edge qr --label).")
+    return m.PairCodeResponse(message.app, ctx.box.pair_code(message.app, message.address,
+                                                             message.label))

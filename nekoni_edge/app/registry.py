@@ -41,8 +41,9 @@ class Box:
     # Close every channel and peer connection a key has, its work stopped (the transport's
     # half of ``devices.revoke``, the one way a key stops being trusted); returns how many.
     disconnect: Callable[[str], Awaitable[int]]
-    # The pairing QR code's text for nekoni's web or mobile app (None: the box serves no LAN).
-    pair_code: Callable[[str, str | None], str] | None = None
+    # The pairing QR code's text for nekoni's web or mobile app, at an address, and whether it
+    # is the label's (with the setup code); None: the box serves no LAN.
+    pair_code: Callable[[str, str | None, bool], str] | None = None
     policy: Policy = field(default_factory=Policy)  # who may do what, on its clock
 
 

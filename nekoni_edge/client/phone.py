@@ -150,13 +150,15 @@ class PhoneClient:
             query = sign_message(self._key, {"mobilePubKey": self.pub_key, "ts": now_ms()})
             async with self._http.get(f"{self.base_url}/api/pair/status",
                                       params={k: str(v) for k, v in query.items()}) as resp:
-                status = str((await resp.json()).get("status"))
+                answer = await resp.json()
+                status = str(answer.get("status"))
         if status not in ("approved", "already_approved"):
-            raise PairingRefused(status, {
-                "refused": "two phones asked to pair at once, so neither was paired: try again",
+            # The box's words say what to do (a refusal names the label's code); ours only
+            # where it said none.
+            raise PairingRefused(status, str(answer.get("detail") or {
                 "pending_approval": "nobody pressed the box's button in time",
                 "not_paired": "the box's pairing window closed before the button was pressed",
-            }.get(status, f"pairing failed: {status}"))
+            }.get(status, f"pairing failed: {status}")))
         _LOGGER.info("paired with %s (%s)", self.info.get("agentName"), status)
         return "approved"  # the wire's "already_approved" too: nekoni's apps know only that
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -36,10 +37,9 @@ MAX_PAIR_BODY = 4096
 MAX_DEVICE_NAME = 64
 
 ASKS_PER_ADDRESS = 3  # new keys asking to pair from one address within ASKS_WINDOW_S
-ASKS_IN_ALL = 16
 ASKS_WINDOW_S = 120.0
-ALL = "*"  # the identity every request counts against in ``all_asks``
-TOO_MANY_ASKS = "Too many devices asked to pair just now. Wait two minutes, then try again."
+TOO_MANY_ASKS = "Too many devices asked to pair from this address just now. Wait two " \
+                "minutes, then try again (or pair with the code on the box's label)."
 
 # What a person reads for each status (nekoni's apps show ``detail``). A refusal is an HTTP
 # error: nekoni's apps take any 2xx status for success.
@@ -48,9 +48,10 @@ DETAIL = {
     "approved": "Paired. You can connect now.",
     "pending_approval": "Now press the button on the box (within 2 minutes) to approve "
                         "this device.",
-    "refused": "Another device asked to pair within the same two minutes, so neither was "
-               "paired (if that was not yours, someone nearby tried to join). Wait a few "
-               "minutes, then press the button on the box and try again.",
+    "refused": "Another device asked to pair at the same time, so neither was paired. If "
+               "both were yours, pair one at a time: press the button, then ask from one "
+               "phone. If not, someone nearby is asking too: scan the code on the box's label "
+               "(or run `nekoni-edge qr --label` on the box), then press the button.",
     "not_paired": "This device is not paired with the box.",
 }
 STATUS_HTTP = {"refused": 409}
@@ -108,18 +109,21 @@ class PairingService:
         clock: Callable[[], float] = time.monotonic,
         wall_ms: Callable[[], int] = now_ms,
         tick_s: float = TICK_S,
+        setup_code: str | None = None,
     ) -> None:
         self._db = db
+        # The code on the box's label (in its QR's URLs): a request that carries it comes from
+        # someone who has the box in hand, and outranks every other request at a press.
+        self._setup_code = setup_code
         self.led = led
         self._on_window_changed = on_window_changed
         self._on_revoke = on_revoke
         self._on_paired = on_paired
-        # Valid pair requests for new keys, per address and in all: a flood of fresh keys
-        # (each a valid request) is slowed, not only bad ones.
+        # Valid pair requests for new keys, per address: a flood of fresh keys (each a valid
+        # request) is slowed, not only bad ones. Never in all: one address's flood then kept
+        # the owner's phone, asking from another, out.
         self.asks = FailureLimiter(max_failures=ASKS_PER_ADDRESS, window_s=ASKS_WINDOW_S,
                                    block_s=ASKS_WINDOW_S)
-        self.all_asks = FailureLimiter(max_failures=ASKS_IN_ALL, window_s=ASKS_WINDOW_S,
-                                       block_s=ASKS_WINDOW_S)
         self.window = window or PairingWindow()
         self.limiter = limiter or FailureLimiter()
         self._clock = clock
@@ -190,18 +194,34 @@ class PairingService:
         """True while a phone is asking to pair right now (the LED blinks fast)."""
         return self.window.asking_now(self._clock())
 
-    async def asking(self, pub_key: str, address: str | None) -> bool:
+    def coded(self, code: str | None) -> bool:
+        """True if ``code`` (from the URL a phone was given) is the box's setup code."""
+        return code is not None and self._setup_code is not None and \
+            hmac.compare_digest(code.encode(), self._setup_code.encode())
+
+    async def asking(self, pub_key: str, address: str | None, code: str | None = None) -> bool:
         """A signed join from a key that is not paired: the phone is still asking (what a
         press needs of it). True while its request waits, or once this made it paired."""
         async with self._lock:
-            status = await self._ask(pub_key, "", address, again=True)
+            status = await self._ask(pub_key, "", address, again=True, coded=self.coded(code))
         return status in ("pending_approval", "approved")
 
-    async def _ask(self, key: str, name: str, address: str | None, *, again: bool) -> str:
+    async def _ask(self, key: str, name: str, address: str | None, *, again: bool,
+                   coded: bool = False) -> str:
         """The window's answer to a key asking (under the lock), its actions carried out."""
-        status, actions = self.window.request(key, name, self._clock(), address, again=again)
+        status, actions = self.window.request(key, name, self._clock(), address, again=again,
+                                              coded=coded)
         await self._apply(actions)
         return status
+
+    def _wrong_code(self, request: web.Request) -> web.Response | None:
+        """A refusal if the URL names a setup code that is not this box's (counted)."""
+        code = request.match_info.get("code")
+        if code is None or self.coded(code):
+            return None
+        return self._refuse(request, None, 403, "BAD_SETUP_CODE",
+                            "The code in this link is not this box's. Scan the QR code on "
+                            "the box's label again.")
 
     async def _told(self, key: str, status: str) -> str:
         """The status a phone is told: the window may remember approving a key revoked since,
@@ -215,6 +235,9 @@ class PairingService:
         now = self._clock()
         if self.limiter.is_blocked(request.remote, now=now):
             return error_response("RATE_LIMITED", RATE_LIMITED_DETAIL, 429)
+        if (wrong := self._wrong_code(request)) is not None:
+            return wrong
+        coded = self.coded(request.match_info.get("code"))
         raw = await request.content.read(MAX_PAIR_BODY + 1)
         if len(raw) > MAX_PAIR_BODY:
             return self._refuse(request, None, 413, "TOO_LARGE", "request body too large")
@@ -248,19 +271,19 @@ class PairingService:
         if await self._db.is_approved(key):
             return status_response("already_approved")
         # While a press is active every request reaches the window: a limit must never keep
-        # a second phone from counting as an overlap (nor the owner's from being approved).
-        if not self.window.is_open:
-            if self.asks.is_blocked(request.remote, now=now) or \
-                    self.all_asks.is_blocked(ALL, now=now):
+        # a second phone from counting as an overlap (nor the owner's from being approved);
+        # nor does it hold a request with the setup code.
+        if not self.window.is_open and not coded:
+            if self.asks.is_blocked(request.remote, now=now):
                 _LOGGER.warning("pair request from %s (key %s): too many new keys asking",
                                 request.remote, key[:12])
                 return error_response("RATE_LIMITED", TOO_MANY_ASKS, 429)
             self.asks.failure(request.remote, now=now)
-            self.all_asks.failure(ALL, now=now)
         async with self._lock:
             status = await self._told(key, await self._ask(key, name, request.remote,
-                                                           again=False))
-        _LOGGER.info("pair request from %s (key %s): %s", request.remote, key[:12], status)
+                                                           again=False, coded=coded))
+        _LOGGER.info("pair request from %s (key %s%s): %s", request.remote, key[:12],
+                     ", with the setup code" if coded else "", status)
         return status_response(status)
 
     async def handle_status(self, request: web.Request) -> web.Response:
@@ -269,6 +292,8 @@ class PairingService:
         The query is signed like a pair request ({mobilePubKey, ts} with the key's ``sig``) and
         fresh (±5 min): an unsigned answer told anyone which keys are paired.
         """
+        if (wrong := self._wrong_code(request)) is not None:
+            return wrong
         key = request.query.get("mobilePubKey", "")
         if not is_valid_public_key(key):
             return error_response("INVALID_REQUEST", "mobilePubKey must be a public key", 400)
@@ -285,5 +310,6 @@ class PairingService:
         async with self._lock:
             if await self._db.is_approved(key):
                 return status_response("approved")
-            status = await self._ask(key, "", request.remote, again=True)
+            status = await self._ask(key, "", request.remote, again=True,
+                                     coded=self.coded(request.match_info.get("code")))
             return status_response(await self._told(key, status))

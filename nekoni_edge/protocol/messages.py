@@ -199,6 +199,7 @@ class PairCode:
 
     app: str
     address: str | None = None  # the box's address the code names (default: its LAN one)
+    label: bool = False  # the label's code, with the setup code (the owner at the box only)
 
     @classmethod
     def from_wire(cls, obj: dict[str, Any]) -> PairCode:
@@ -211,7 +212,10 @@ class PairCode:
                 address = str(ipaddress.ip_address(_string(obj, "address", 64)))
             except ValueError as exc:
                 raise BadMessage("BAD_FIELD", "address must be an IP address") from exc
-        return cls(app, address)
+        label = obj.get("label", False)
+        if not isinstance(label, bool):
+            raise BadMessage("BAD_FIELD", "label must be true or false")
+        return cls(app, address, label)
 
 
 @dataclass(frozen=True, slots=True)

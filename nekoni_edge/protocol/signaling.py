@@ -19,6 +19,8 @@ from nekoni_edge.protocol.canonical import (
 
 TS_TOLERANCE_MS = 5 * 60 * 1000
 SIGNAL_PATH = "/signal"  # the box's signaling WebSocket
+# The label's URLs: ``/p/<setup code>`` before the signaling and ``/api`` paths.
+SETUP_PREFIX = "/p"
 MAX_SIGNAL_BYTES = 64 * 1024
 MAX_ID_CHARS = 128
 MAX_SDP_CHARS = 32 * 1024

@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
+from nekoni_edge.protocol.signaling import SETUP_PREFIX
+
 API_PREFIX = "/api/"
 MAX_AGE_S = 600
 _ALLOW = {
@@ -40,7 +42,10 @@ async def cors(request: web.Request,
                handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
                ) -> web.StreamResponse:
     """Answer preflights, and let every origin read ``/api/*`` replies (errors too)."""
-    if not request.path.startswith(API_PREFIX):
+    path = request.path
+    if path.startswith(SETUP_PREFIX + "/"):  # the label's URLs: /p/<code>/api/…
+        path = "/" + path.split("/", 3)[-1]
+    if not path.startswith(API_PREFIX):
         return await handler(request)
     if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
         return web.Response(status=204, headers=_headers(request))

@@ -43,7 +43,7 @@ class SignalingEndpoint:
         peers: PeerManager,
         clock_ms: Callable[[], int] = now_ms,
         clock: Callable[[], float] = time.monotonic,
-        is_waiting: Callable[[str, str | None], Awaitable[bool]] | None = None,
+        is_waiting: Callable[[str, str | None, str | None], Awaitable[bool]] | None = None,
     ) -> None:
         self._key = agent_key
         # Does this key's pair request wait for the button? (Its join says it still asks.)
@@ -84,7 +84,8 @@ class SignalingEndpoint:
                     if joined is not None:
                         self._check_not_blocked(joined.pub_key)
                     try:
-                        joined = await self._on_text(ws, frame.data, joined, request.remote)
+                        joined = await self._on_text(ws, frame.data, joined, request.remote,
+                                                     request.match_info.get("code"))
                     except SignalingError:
                         if joined is None:
                             self._check_not_blocked(request.remote)
@@ -169,8 +170,10 @@ class SignalingEndpoint:
         await ws.close()
 
     async def _on_text(
-        self, ws: web.WebSocketResponse, text: str, joined: sig.Join | None, remote: str | None
+        self, ws: web.WebSocketResponse, text: str, joined: sig.Join | None, remote: str | None,
+        code: str | None = None,
     ) -> sig.Join | None:
+        """One text frame; ``code`` is the setup code in the URL the phone was given, if any."""
         try:
             msg = decode(text, sig.MAX_SIGNAL_BYTES)
         except BadMessage as exc:
@@ -190,7 +193,8 @@ class SignalingEndpoint:
             # Only paired keys enter the room (pairing is over /api/pair, never through it): a
             # crowd of strangers is sent away after one message each, their signatures proved.
             if not await self._db.is_approved(join.pub_key):
-                if self._is_waiting is None or not await self._is_waiting(join.pub_key, remote):
+                if self._is_waiting is None or \
+                        not await self._is_waiting(join.pub_key, remote, code):
                     raise NotApproved(join.pub_key)
                 if not await self._db.is_approved(join.pub_key):  # its press may have come
                     raise PendingApproval

@@ -209,7 +209,7 @@ export class NekoniClient extends EventTarget {
     const response = await fetch(this.baseUrl + "/api/pair", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
-    const answer = await response.json();
+    let answer = await response.json();
     if (!response.ok) {  // an error, or a refusal (409): detail says why in words
       throw new NekoniError(answer.error || answer.status || "HTTP",
                             answer.detail || answer.message || "refused");
@@ -223,16 +223,18 @@ export class NekoniClient extends EventTarget {
       const query = { mobilePubKey: this.identity.pubKey, ts: Date.now() };
       query.sig = await this.identity.signPayload(query);
       const url = `${this.baseUrl}/api/pair/status?${new URLSearchParams(query)}`;
-      status = (await (await fetch(url, { cache: "no-store" })).json()).status;
+      answer = await (await fetch(url, { cache: "no-store" })).json();
+      status = answer.status;
     }
     this.dispatchEvent(new CustomEvent("pairing", { detail: { status } }));
     if (status !== "approved" && status !== "already_approved") {
+      // The box's words say what to do (a refusal names the label's code); ours where none.
       const why = {
-        refused: "two phones asked to pair at once, so neither was paired: try again",
         pending_approval: "nobody pressed the box's button in time",
         not_paired: "the box's pairing window closed before the button was pressed",
       };
-      throw new NekoniError("PAIRING_" + String(status).toUpperCase(), why[status] || status);
+      throw new NekoniError("PAIRING_" + String(status).toUpperCase(),
+                            answer.detail || why[status] || status);
     }
     await storage.put("agentPubKey", this.agentPubKey);
     return status;

@@ -8,6 +8,7 @@ import pytest
 
 from nekoni_edge.pairing.window import (
     PAIRING_WINDOW_S,
+    PRESENT_S,
     REFUSED_MEMORY_S,
     Action,
     Approve,
@@ -50,32 +51,44 @@ def test_request_then_press_approves_the_phone_that_is_still_asking() -> None:
     w = PairingWindow()
     status, actions = w.request("A", "", 0.0, "10.0.0.2")
     assert status == "pending_approval"
-    assert actions == []  # one request is not yet a phone asking: the LED stays off
-    _, blink = w.request("A", "", 1.0, "10.0.0.2", again=True)
-    assert blink == [ShowLed(Led.FAST_BLINK)]
+    assert actions == [ShowLed(Led.FAST_BLINK)]  # a phone is asking: the LED says so
     assert w.status("A", 1.0) == "pending_approval"
     asking(w, "A", 2.0, 30.0)
     assert w.press(30.5) == [Approve("A", "", "10.0.0.2"), ShowLed(Led.SOLID)]
 
 
-def test_a_request_that_stopped_asking_is_never_approved_by_a_press() -> None:
-    """The neighbour's hole: a stranger kept one request waiting and the owner's next press
-    approved it. A press approves only a phone asking right now."""
+def test_a_request_that_stopped_asking_is_not_approved_by_a_press() -> None:
+    """A request whose phone stopped asking is not what the owner's press is for."""
     w = PairingWindow()
     w.request("stranger", "", 0.0, "10.0.0.66")
     actions = w.press(30.0)
     assert not [a for a in actions if isinstance(a, Approve)]
     assert w.state is WindowState.OPEN
-    # nor later in the window: its key (and its address, with a fresh key) are suspects
-    assert w.request("stranger", "", 40.0, "10.0.0.66")[0] == "pending_approval"
-    assert w.request("fresh key", "", 41.0, "10.0.0.66")[0] == "pending_approval"
-    # and the owner's phone, asking after the press, is approved
     status, actions = w.request("owner", "", 45.0, "10.0.0.2")
     assert status == "approved"
     assert actions[0] == Approve("owner", "", "10.0.0.2")
-    # the stranger asking again is no overlap: the owner stays paired
-    status, actions = w.request("stranger", "", 100.0, "10.0.0.66")
-    assert (status, actions) == ("pending_approval", [])
+
+
+def test_a_phone_that_asked_before_and_asks_once_after_the_press_is_approved() -> None:
+    """Round two's simple client: one request, no polling. Asked before the press (and gave
+    up) or a moment before it, its one request after the press is approved at once (the old
+    rules kept it "pending" and told it to press the button the owner had just pressed)."""
+    for before in (0.5, 5.0, 60.0):
+        w = PairingWindow()
+        w.request("owner", "", 100.0 - before, "10.0.0.2")
+        w.tick(100.0)
+        w.press(100.0 + PRESENT_S)  # it is not asking by now
+        assert w.request("owner", "", 101.0 + PRESENT_S, "10.0.0.2")[0] == "approved", before
+
+
+def test_two_phones_asking_once_after_one_press_are_told_refused() -> None:
+    w = PairingWindow()
+    w.press(0.0)
+    assert w.request("A", "", 1.0, "10.0.0.2")[0] == "approved"
+    status, actions = w.request("B", "", 2.0, "10.0.0.3")
+    assert status == "refused"
+    assert actions[0] == Revoke("A")
+    assert w.status("A", 3.0) == "refused"
 
 
 def test_a_second_new_phone_soon_after_an_approval_revokes_it() -> None:
@@ -88,10 +101,50 @@ def test_a_second_new_phone_soon_after_an_approval_revokes_it() -> None:
     assert actions[0] == Revoke("racer")
     assert w.state is WindowState.IDLE
     assert w.status("racer", 10.0) == "refused"
-    # the owner presses again and asks again: the racer asked in the last window and is not
-    # asking now, so it cannot spoil this one
     w.press(20.0)
     assert w.request("owner", "", 25.0, "10.0.0.2")[0] == "approved"
+
+
+def test_a_new_press_is_a_new_window_and_keeps_the_phone_paired_before() -> None:
+    """The household pairs two phones one after the other (22 s apart): each press pairs one
+    phone and the first is never undone by the second's request."""
+    w = PairingWindow()
+    w.press(0.0)
+    assert w.request("first", "", 3.0, "10.0.0.2")[0] == "approved"
+    actions = w.press(22.0)
+    assert not [a for a in actions if isinstance(a, Revoke)]
+    status, actions = w.request("second", "", 25.0, "10.0.0.3")
+    assert status == "approved"
+    assert not [a for a in actions if isinstance(a, Revoke)]
+
+
+def test_the_setup_code_pairs_whoever_else_asks() -> None:
+    """A stranger who keeps asking spoils the plain press (both orders); the owner's phone
+    with the label's code is approved by a press all the same, and stays paired."""
+    # request first: both asking at the press
+    w = PairingWindow()
+    asking(w, "stranger", 0.0, 30.0, "10.0.0.66")
+    w.request("owner", "", 20.0, "10.0.0.2", coded=True)
+    asking(w, "owner", 21.0, 30.0, "10.0.0.2")
+    actions = w.press(30.2)
+    assert actions[0] == Approve("owner", "", "10.0.0.2")
+    assert w.request("stranger", "", 31.0, "10.0.0.66")[0] == "refused"
+    assert not [a for a in w.tick(31.5) if isinstance(a, Revoke)]
+    # press first: the stranger wins the race, the owner's coded request replaces it
+    w = PairingWindow()
+    asking(w, "stranger", 0.0, 30.0, "10.0.0.66")
+    w.press(10.0)  # the stranger was asking: approved at the press
+    status, actions = w.request("owner", "", 14.0, "10.0.0.2", coded=True)
+    assert status == "approved"
+    assert actions[:2] == [Revoke("stranger"), Approve("owner", "", "10.0.0.2")]
+    assert w.request("stranger", "", 15.0, "10.0.0.66")[0] == "refused"
+    # a refused owner may come back with the code
+    w = PairingWindow()
+    w.press(0.0)
+    w.request("stranger", "", 1.0, "10.0.0.66")
+    assert w.request("owner", "", 2.0, "10.0.0.2")[0] == "refused"
+    w.press(5.0)
+    assert w.request("owner", "", 6.0, "10.0.0.2", coded=True)[0] == "approved"
 
 
 def test_two_phones_asking_at_the_press_pair_nobody() -> None:
@@ -137,26 +190,6 @@ def test_second_press_in_open_window_extends_it() -> None:
     assert w.request("A", "", 150.0)[0] == "approved"
 
 
-def test_a_press_right_after_the_request_approves_the_phone_once_it_asks_again() -> None:
-    w = PairingWindow()
-    w.request("owner", "", 0.0, "10.0.0.2")
-    assert not [a for a in w.press(0.3) if isinstance(a, Approve)]
-    status, actions = w.request("owner", "", 1.0, "10.0.0.2", again=True)
-    assert status == "approved"
-    assert actions[0] == Approve("owner", "", "10.0.0.2")
-
-
-def test_a_request_just_before_the_press_that_does_not_go_on_is_not_approved() -> None:
-    """A stranger's one-off request a moment before the press: it never asks again from its
-    address, so it is never approved (from another address it is a new request that must
-    ask twice as well); the owner's phone asking after the press is."""
-    w = PairingWindow()
-    w.request("stranger", "", 0.0, "10.0.0.66")
-    w.press(2.0)
-    assert w.request("stranger", "", 30.0, "10.0.0.67")[0] == "pending_approval"
-    assert w.request("owner", "", 40.0, "10.0.0.2")[0] == "approved"
-
-
 def test_the_led_follows_who_is_asking() -> None:
     w = PairingWindow()
     assert asking(w, "A", 0.0, 5.0) == [ShowLed(Led.FAST_BLINK)]
@@ -165,54 +198,61 @@ def test_the_led_follows_who_is_asking() -> None:
 
 @pytest.mark.parametrize("fresh_keys", [False, True])
 @pytest.mark.parametrize("order", ["press first", "request first", "press at once"])
-def test_one_stranger_cannot_keep_the_household_from_pairing(fresh_keys: bool,
-                                                             order: str) -> None:
-    """The issue's measure: a stranger sends one request a minute from each of three
-    addresses for ten minutes (the same key, or a new key each time); the owner presses at
-    any moment after the stranger's first minute and pairs on the first try, every time, and
-    stays paired through the whole window."""
+def test_a_stranger_asking_now_and_then_never_pairs_and_never_stops_the_code(
+        fresh_keys: bool, order: str) -> None:
+    """A stranger sends one request a minute from each of three addresses for ten minutes
+    (the same key, or a new key each time); the owner presses at any moment after the
+    stranger's first minute. Without the code the owner is paired or told "refused" (never
+    left waiting) and the stranger is never paired at the end; with the label's code the
+    owner pairs on the first try, every time, and stays paired."""
     rng = random.Random(7)
-    for trial in range(200):
-        w = PairingWindow()
-        events: list[tuple[float, str, str, str]] = []  # (time, kind, key, address)
-        for n, address in enumerate(("10.0.0.61", "10.0.0.62", "10.0.0.63")):
-            phase = rng.uniform(0, 60)
-            for minute in range(10):
-                key = f"stranger-{n}-{minute}" if fresh_keys else "stranger"
-                events.append((phase + 60 * minute, "stranger", key, address))
-        press_at = rng.uniform(60, 600 - PAIRING_WINDOW_S - 40)
-        if order == "press first":
-            first_ask = press_at + rng.uniform(2, 30)
-        elif order == "request first":
-            first_ask = press_at - rng.uniform(3, 60)
+    for coded in (False, True):
+        paired_first_try = 0
+        for trial in range(200):
+            w = PairingWindow()
+            events: list[tuple[float, str, str, str]] = []  # (time, kind, key, address)
+            for n, address in enumerate(("10.0.0.61", "10.0.0.62", "10.0.0.63")):
+                phase = rng.uniform(0, 60)
+                for minute in range(10):
+                    key = f"stranger-{n}-{minute}" if fresh_keys else "stranger"
+                    events.append((phase + 60 * minute, "stranger", key, address))
+            press_at = rng.uniform(60, 600 - PAIRING_WINDOW_S - 40)
+            if order == "press first":
+                first_ask = press_at + rng.uniform(2, 30)
+            elif order == "request first":
+                first_ask = press_at - rng.uniform(3, 60)
+            else:  # the owner taps "pair", then presses at once
+                first_ask = press_at - rng.uniform(0.05, 1.0)
             events.append((press_at, "press", "", ""))
-        else:  # the owner taps "pair", then presses at once
-            first_ask = press_at - rng.uniform(0.05, 1.0)
-            events.append((press_at, "press", "", ""))
-        t = first_ask
-        while t < press_at + PAIRING_WINDOW_S + 30:  # the owner's phone polls each second
-            events.append((t, "owner", "owner", "10.0.0.2"))
-            t += 1.0
-        if order == "press first":
-            events.append((press_at, "press", "", ""))
-        events.sort(key=lambda e: e[0])
-        owner_statuses: list[str] = []
-        revoked: list[Action] = []
-        approved_keys: list[str] = []
-        asked = False
-        for at, kind, key, address in events:
-            if kind == "press":
-                actions = w.press(at)
-            elif kind == "owner" and asked:
-                status, actions = w.request(key, "", at, address, again=True)
-                owner_statuses.append(status)
-            else:
-                status, actions = w.request(key, "", at, address)
-                if kind == "owner":
-                    asked = True
-                    owner_statuses.append(status)
-            revoked += [a for a in actions if isinstance(a, Revoke)]
-            approved_keys += [a.pub_key for a in actions if isinstance(a, Approve)]
-        assert approved_keys == ["owner"], (trial, approved_keys)
-        assert revoked == [], trial
-        assert "refused" not in owner_statuses, trial
+            t = first_ask
+            while t < press_at + PAIRING_WINDOW_S + 30:  # the owner's phone polls each second
+                events.append((t, "owner", "owner", "10.0.0.2"))
+                t += 1.0
+            events.sort(key=lambda e: (e[0], e[1] != "press"))
+            owner_statuses: list[str] = []
+            paired: set[str] = set()
+            asked = False
+            for at, kind, key, address in events:
+                if kind == "press":
+                    actions = w.press(at)
+                else:
+                    is_owner = kind == "owner"
+                    status, actions = w.request(key, "", at, address, again=is_owner and asked,
+                                                coded=coded and is_owner)
+                    if is_owner:
+                        asked = True
+                        owner_statuses.append(status)
+                for action in actions:
+                    if isinstance(action, Approve):
+                        paired.add(action.pub_key)
+                    elif isinstance(action, Revoke):
+                        paired.discard(action.pub_key)
+            assert not {k for k in paired if k.startswith("stranger")}, (trial, paired)
+            told = [s for s in owner_statuses if s != "pending_approval"]
+            assert told, trial  # never only "waiting"
+            if coded:
+                assert paired == {"owner"}, (trial, paired)
+                assert "refused" not in owner_statuses, trial
+            paired_first_try += paired == {"owner"} and "refused" not in owner_statuses
+        if coded:
+            assert paired_first_try == 200
