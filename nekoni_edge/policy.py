@@ -40,6 +40,15 @@ def names_another_key(prefix: str, device_key: str, paired: Iterable[str]) -> bo
     return not device_key.startswith(prefix) and any(key.startswith(prefix) for key in paired)
 
 
+def squatted(session_id: str, device_key: str | None, first_writer: str | None) -> bool:
+    """True when another device started the default id that names ``device_key``: the key it
+    is named after takes it (what the squatter wrote there goes), paired or not yet when the
+    squatter wrote."""
+    prefix = named_key(session_id)
+    return (device_key is not None and prefix is not None and device_key.startswith(prefix)
+            and first_writer is not None and first_writer != device_key)
+
+
 def session_refusal(session_id: str, device_key: str | None, first_writer: str | None,
                     named_for_another: bool) -> str | None:
     """Why ``device_key`` may not write to this session (None: it may). The box's owner

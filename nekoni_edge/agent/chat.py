@@ -150,6 +150,13 @@ class ChatService:
         the device's that started it; a skill's is the household's; a default id naming
         another paired key cannot be started by this one)."""
         exists, key = await self._db.session_owner(session_id)
+        if exists and policy.squatted(session_id, device_key, key):
+            gone = await self._db.forget_session(session_id)
+            _LOGGER.warning("session %s names key %s, which another device (%s) started: "
+                            "%d messages of it removed and the session given to its key",
+                            session_id, str(device_key)[:12], str(key)[:12], gone)
+            exists, key = False, None
+            self._windows.pop(session_id, None)
         prefix = policy.named_key(session_id)
         named = device_key is not None and prefix is not None and policy.names_another_key(
             prefix, device_key, [d.pub_key for d in await self._db.list_devices()])

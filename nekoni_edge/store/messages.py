@@ -73,6 +73,19 @@ class MessageLog(Access):
             (session_id,))
         return (row is not None, row[0] if row is not None else None)
 
+    async def forget_session(self, session_id: str) -> int:
+        """Remove a session whole (its messages, traces and turn records); returns how many
+        messages went."""
+        def forget(conn: Any) -> int:
+            gone = int(conn.execute("DELETE FROM messages WHERE session_id = ?",
+                                    (session_id,)).rowcount)
+            for table in ("traces", "turns"):
+                conn.execute(f"DELETE FROM {table} WHERE session_id = ?",  # noqa: S608
+                             (session_id,))  # the table names are the constants above
+            return gone
+
+        return int(await self.write(forget))
+
     async def forget_device_sessions(self, pub_key: str) -> int:
         """Remove what ``pub_key`` wrote: every session it started (its messages, the box's
         answers, traces and turn records) and any message of its elsewhere; returns how many

@@ -142,3 +142,26 @@ async def test_a_device_paired_by_the_button_is_on_probation(daemon: Daemon) -> 
         assert shown["messages"]
     finally:
         await newcomer.close()
+
+
+async def test_a_session_named_after_a_key_is_that_keys_before_it_pairs(daemon: Daemon) -> None:
+    """Issue item 3: a paired device wrote first into ``web-``/``phone-<prefix>`` of a key
+    about to pair; when that phone paired, its first message in its own default session was
+    ``FORBIDDEN``. The key it names takes it, and what the squatter wrote there goes."""
+    newcomer = Ed25519PrivateKey.generate()
+    prefix = public_key_b64(newcomer)[:8]
+    async with PhoneClient(await approved(daemon, "squatter"), url(daemon)) as squatter:
+        for kind in ("web", "phone"):
+            assert await say(squatter, "Remember: the alarm code is 0000.", f"{kind}-{prefix}")
+    assert daemon.db is not None
+    await daemon.db.approve_device(public_key_b64(newcomer), "newcomer")
+    async with PhoneClient(newcomer, url(daemon)) as phone:
+        for kind in ("web", "phone"):
+            assert await say(phone, "Hello.", f"{kind}-{prefix}")
+            reply = await phone.request({"type": "sync", "sessionId": f"{kind}-{prefix}"},
+                                        "sync_response")
+            said = " ".join(m["content"] for m in reply["messages"])
+            assert "0000" not in said and "Hello." in said
+    async with PhoneClient(await approved(daemon, "squatter 2"), url(daemon)) as other:
+        with pytest.raises(ReplyError, match="FORBIDDEN|another device"):
+            await say(other, "Hi.", f"phone-{prefix}")
