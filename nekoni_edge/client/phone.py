@@ -19,6 +19,7 @@ from nekoni_edge.protocol.canonical import b64url_encode, public_key_b64, sign_m
 from nekoni_edge.protocol.handshake import ClientHandshake, ClientState
 from nekoni_edge.store.database import now_ms
 from nekoni_edge.transport.ice import rtc_configuration
+from nekoni_edge.transport.reassembly import respect_receive_window
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -196,6 +197,8 @@ class PhoneClient:
 
         self._pc = RTCPeerConnection(configuration=rtc_configuration())
         self._channel = self._pc.createDataChannel("nekoni", ordered=True)
+        if self._pc.sctp is not None:  # an honest sender: within the box's advertised window
+            respect_receive_window(self._pc.sctp)
         self._channel.on("open", self._opened.set)
         self._channel.on("message", self._on_message)
         self._channel.on("close", self._on_close)

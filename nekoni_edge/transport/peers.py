@@ -32,10 +32,14 @@ CHANNEL_LABEL = "nekoni"
 MAX_PEERS = 16
 # A phone needs one; a few allow for a reconnect racing its old connection's close.
 MAX_PEERS_PER_KEY = 4
-# What aiortc may hold of messages still being reassembled: four of the largest message a
-# phone may send (the session's 64 KiB cap), room for a few in flight on a lossy link. A
+# The SCTP receive window the box offers: four of the largest message a phone may send (the
+# session's 64 KiB cap), room for a few in flight on a lossy link.
+RECEIVE_WINDOW_BYTES = 4 * MAX_MESSAGE_BYTES
+# What aiortc may hold of messages still being reassembled before the peer is closed. An
+# honest sender holds at most the window (a lost packet, and the window behind it), which
+# once made the cap's edge: a reference client's upload was cut off there on a loaded box. A
 # client that ignores the advertised max-message-size is cut off here, not at its message's end.
-MAX_REASSEMBLY_BYTES = 4 * MAX_MESSAGE_BYTES
+MAX_REASSEMBLY_BYTES = 2 * RECEIVE_WINDOW_BYTES
 
 
 @dataclass
@@ -126,7 +130,8 @@ class PeerManager:
         try:
             await pc.setRemoteDescription(RTCSessionDescription(sdp=sdp, type="offer"))
             if pc.sctp is not None:  # before the association carries any data
-                peer.reassembly = ReassemblyCap(pc.sctp, MAX_REASSEMBLY_BYTES,
+                peer.reassembly = ReassemblyCap(pc.sctp, RECEIVE_WINDOW_BYTES,
+                                                MAX_REASSEMBLY_BYTES,
                                                 lambda _held: self._drop(peer))
                 # The SDP says what the session takes, 64 KiB (aiortc would say 256 KiB).
                 pc.sctp.getCapabilities = _capabilities  # type: ignore[method-assign]

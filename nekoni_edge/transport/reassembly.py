@@ -20,18 +20,19 @@ _LOGGER = logging.getLogger(__name__)
 class ReassemblyCap:
     """Installed on one ``RTCSctpTransport``; ``peak`` is the most it ever held."""
 
-    def __init__(self, sctp: Any, limit: int, on_exceeded: Callable[[int], None]) -> None:
+    def __init__(self, sctp: Any, window: int, limit: int,
+                 on_exceeded: Callable[[int], None]) -> None:
         self.limit = limit
         self.peak = 0
         self.tripped = False
         self._sctp = sctp
         self._on_exceeded = on_exceeded
-        # The receive window offered is the cap itself (aiortc offers 1 MiB): an honest sender
+        # The receive window offered (aiortc offers 1 MiB) is under the cap: an honest sender
         # never has more than the window unacknowledged, so on a lossy link its out-of-order
         # fragments stay under the cap, and only a sender ignoring the window passes it.
         # Installed before the association starts, so the INIT-ACK already says so.
-        sctp._advertised_rwnd = limit  # noqa: SLF001
-        self._window = limit
+        sctp._advertised_rwnd = window  # noqa: SLF001
+        self._window = window
         self._receive = sctp._receive_data_chunk  # noqa: SLF001
         # aiortc has no hook here: the instance's bound method is replaced by the guarded one.
         sctp._receive_data_chunk = self._guarded  # noqa: SLF001
@@ -53,3 +54,25 @@ class ReassemblyCap:
             _LOGGER.warning("a message being reassembled passed %d bytes (%d held); "
                             "closing its peer", self.limit, held)
             self._on_exceeded(held)
+
+
+def respect_receive_window(sctp: Any) -> None:
+    """Make aiortc's sender keep what is in flight within the window the receiver offers.
+
+    aiortc limits its sender by the congestion window alone and grows that without bound on a
+    clean link, so a client sending a 2 MiB upload at once had ~230 KiB outstanding against the
+    box's 256 KiB window (and tripped the box's reassembly cap on a loaded machine). An SCTP
+    sender must never have more unacknowledged than the receiver's last advertised window;
+    after each SACK the congestion window is clamped to it (never below one packet).
+    """
+    from aiortc.rtcsctptransport import USERDATA_MAX_LENGTH  # noqa: PLC0415
+
+    receive_sack = sctp._receive_sack_chunk  # noqa: SLF001
+
+    async def clamped(chunk: Any) -> None:
+        await receive_sack(chunk)
+        sctp._cwnd = max(USERDATA_MAX_LENGTH,  # noqa: SLF001
+                         min(sctp._cwnd, int(chunk.advertised_rwnd)))  # noqa: SLF001
+
+    # aiortc has no hook here: the instance's bound method is replaced by the clamped one.
+    sctp._receive_sack_chunk = clamped  # noqa: SLF001

@@ -14,7 +14,7 @@ from nekoni_edge.app.chat import MAX_TURNS_PER_SESSION
 from nekoni_edge.client.phone import PhoneClient
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.protocol.canonical import public_key_b64
-from nekoni_edge.transport.peers import MAX_REASSEMBLY_BYTES
+from nekoni_edge.transport.peers import MAX_REASSEMBLY_BYTES, RECEIVE_WINDOW_BYTES
 from tests.e2e.helpers import approved
 
 pytestmark = pytest.mark.slow
@@ -123,7 +123,7 @@ async def test_what_the_box_advertises_is_what_it_takes(daemon: Daemon,
     remote = phone._pc.remoteDescription.sdp
     assert f"a=max-message-size:{MAX_MESSAGE_BYTES}" in remote
     assert phone._pc.sctp._remote_max_message_size == MAX_MESSAGE_BYTES
-    assert phone._pc.sctp._ssthresh <= MAX_REASSEMBLY_BYTES  # the box's window, as offered
+    assert phone._pc.sctp._ssthresh <= RECEIVE_WINDOW_BYTES < MAX_REASSEMBLY_BYTES
 
 
 async def test_an_honest_upload_over_a_lossy_link_succeeds_every_time(

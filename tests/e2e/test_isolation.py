@@ -161,7 +161,8 @@ async def test_a_session_named_after_a_key_is_that_keys_before_it_pairs(daemon: 
             reply = await phone.request({"type": "sync", "sessionId": f"{kind}-{prefix}"},
                                         "sync_response")
             said = " ".join(m["content"] for m in reply["messages"])
-            assert "0000" not in said and "Hello." in said
+            assert "0000" not in said
+            assert "Hello." in said
     async with PhoneClient(await approved(daemon, "squatter 2"), url(daemon)) as other:
         with pytest.raises(ReplyError, match="FORBIDDEN|another device"):
             await say(other, "Hi.", f"phone-{prefix}")
