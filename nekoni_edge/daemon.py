@@ -42,6 +42,7 @@ from nekoni_edge.store.database import Database, now_ms
 from nekoni_edge.store.skills import Skill
 from nekoni_edge.traces import Tracer
 from nekoni_edge.transport.cors import cors
+from nekoni_edge.transport.gate import ConnectionGate, GatedSite, Limits, descriptor_limit
 from nekoni_edge.transport.ice import pin_host_addresses
 from nekoni_edge.transport.peers import PeerManager
 from nekoni_edge.transport.signaling_server import SignalingEndpoint
@@ -89,7 +90,7 @@ async def load_provider(settings: Settings) -> ModelProvider:
     )
 
 
-async def _start_site(site: web.TCPSite) -> int:
+async def _start_site(site: GatedSite) -> int:
     await site.start()
     server: Any = site._server  # noqa: SLF001 - the only way to learn an ephemeral port
     return int(server.sockets[0].getsockname()[1])
@@ -124,6 +125,8 @@ class Daemon:
         self.room_id = ""
         self.agent_id = ""
         self.setup_code = ""
+        # Connections before trust, bounded below this process's descriptor limit.
+        self.gate = ConnectionGate(Limits.for_descriptors(descriptor_limit()))
         self._stopped = asyncio.Event()
 
     async def start(self) -> None:
@@ -160,7 +163,7 @@ class Daemon:
             )
             self.signaling = SignalingEndpoint(
                 key, self.agent_id, self.room_id, self.db, self.peers,
-                is_waiting=self.pairing.asking,
+                is_waiting=self.pairing.asking, on_trusted=self.gate.trust,
             )
             app = self._api()
             webpage.add_routes(app)
@@ -223,17 +226,21 @@ class Daemon:
         """The LAN listener (HTTPS unless told otherwise), and plain HTTP on loopback beside it."""
         s = self.settings
         assert self._runner is not None  # noqa: S101
+        limits = self.gate.limits
+        _LOGGER.info("connections: at most %d from one address, %d from strangers, %d in all "
+                     "(descriptor limit %d)", limits.per_address, limits.strangers,
+                     limits.total, descriptor_limit())
         context = None
         if s.use_tls:
             self.certificate = await asyncio.to_thread(
                 tls.load_or_create, s.tls_cert_path, s.tls_key_path, s.agent_name
             )
             context = self.certificate.server_context()
-        self.port = await _start_site(web.TCPSite(self._runner, s.host, s.port,
-                                                  ssl_context=context))
+        self.port = await _start_site(GatedSite(self._runner, s.host, s.port, self.gate,
+                                                ssl_context=context))
         if context is not None and not s.host_is_loopback:
             self.loopback_port = await _start_site(
-                web.TCPSite(self._runner, "127.0.0.1", s.loopback_port)
+                GatedSite(self._runner, "127.0.0.1", s.loopback_port, self.gate)
             )
             _LOGGER.info("plain HTTP for local tools on 127.0.0.1:%d", self.loopback_port)
         if context is not None and s.app_port >= 0:
@@ -243,8 +250,8 @@ class Daemon:
                                              keepalive_timeout=HTTP_IDLE_S,
                                              shutdown_timeout=SHUTDOWN_WAIT_S)
             await self._app_runner.setup()
-            self.app_port = await _start_site(web.TCPSite(self._app_runner, s.host,
-                                                          s.app_port))
+            self.app_port = await _start_site(GatedSite(self._app_runner, s.host, s.app_port,
+                                                        self.gate))
             _LOGGER.info("plain HTTP/WS for nekoni's mobile app on %s:%d (API and signaling "
                          "only)", s.host, self.app_port)
 

@@ -44,7 +44,10 @@ class SignalingEndpoint:
         clock_ms: Callable[[], int] = now_ms,
         clock: Callable[[], float] = time.monotonic,
         is_waiting: Callable[[str, str | None, str | None], Awaitable[bool]] | None = None,
+        on_trusted: Callable[[str | None], None] | None = None,
     ) -> None:
+        # A paired key's signed join came from this address (its connections get room).
+        self._on_trusted = on_trusted
         self._key = agent_key
         # Does this key's pair request wait for the button? (Its join says it still asks.)
         self._is_waiting = is_waiting
@@ -199,6 +202,8 @@ class SignalingEndpoint:
                 if not await self._db.is_approved(join.pub_key):  # its press may have come
                     raise PendingApproval
             self._replays.take(msg, now)  # a paired key's join: replayed, it could close its peer
+            if self._on_trusted is not None:
+                self._on_trusted(remote)
             if ws.closed:
                 raise SignalingError("BUSY", "sent away while joining")  # by the lobby
             self.lobby.leave(ws)

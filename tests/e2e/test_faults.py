@@ -295,3 +295,46 @@ async def test_phone_vanishing_mid_stream_is_noticed(settings: Any, llama_provid
         assert 0 < await llama_provider.count_tokens(reply[0].content) < 1000
     finally:
         await box.stop()
+
+
+async def test_half_open_connections_do_not_keep_a_paired_phone_out(
+    settings: Any, llama_provider: Any,
+) -> None:
+    """Issue item 2: 1,010 connections that send half a request line, from four addresses,
+    each reopened when the box closes it, with the box at 1,024 descriptors: a paired phone
+    could not connect in one run of two. The box keeps at most its per-address share of them,
+    cuts each within the first-request deadline, and the phone connects and is answered."""
+    import resource
+
+    from nekoni_edge.transport.gate import PER_ADDRESS
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+    box = Daemon(dataclasses.replace(settings, tools=False, rag=False), provider=llama_provider)
+    flood: asyncio.subprocess.Process | None = None
+    try:
+        await box.start()
+        strangers = [f"127.0.0.{n}" for n in range(71, 75)]
+        flood = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tests.e2e.half_open", "127.0.0.1", str(box.port), "1010",
+            *strangers, stdout=subprocess.PIPE)
+        assert flood.stdout is not None
+        async with asyncio.timeout(120):
+            assert (await flood.stdout.readline()).strip() == b"ready"
+        await asyncio.sleep(1.0)
+        assert all(box.gate.held(a) <= PER_ADDRESS for a in strangers)
+        owner = PhoneClient(await approved(box), f"http://127.0.0.1:{box.port}")
+        try:
+            async with asyncio.timeout(60):
+                await owner.connect()
+                async with aclosing(owner.ask("Name a colour.", "owner")) as stream:
+                    assert "".join([p async for p in stream]).strip()
+        finally:
+            await owner.close()
+        assert box.gate.refused > 0
+    finally:
+        if flood is not None:
+            flood.kill()
+            await flood.wait()
+        await box.stop()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
