@@ -11,7 +11,8 @@ import sys
 HALF = b"GET /api/info HTTP/1.1\r\nHost: bo"
 
 
-async def hold(host: str, port: int, local: str, opened: list[int], held: list[int]) -> None:
+async def hold(host: str, port: int, local: str, opened: list[int], held: list[int],
+               ready: asyncio.Event, count: int) -> None:
     while True:
         try:
             reader, writer = await asyncio.open_connection(host, port, local_addr=(local, 0))
@@ -20,6 +21,8 @@ async def hold(host: str, port: int, local: str, opened: list[int], held: list[i
             continue
         opened[0] += 1
         held[0] += 1
+        if opened[0] >= count:
+            ready.set()
         try:
             writer.write(HALF)
             await reader.read()  # until the box closes it
@@ -36,14 +39,14 @@ async def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, count * 2 + 256), hard))
     opened, held = [0], [0]
+    ready = asyncio.Event()
     tasks = []
     for n in range(count):
         tasks.append(asyncio.create_task(hold(host, port, addresses[n % len(addresses)],
-                                              opened, held)))
+                                              opened, held, ready, count)))
         if n % 50 == 49:
             await asyncio.sleep(0.01)
-    while opened[0] < count:
-        await asyncio.sleep(0.05)
+    await ready.wait()
     print("ready", flush=True)
     while True:
         await asyncio.sleep(1.0)
