@@ -340,8 +340,7 @@ class ChatService:
                 stats.new_prompt = answer.compose(content, facts, shown)
                 context = await self.build_context(session_id, message, stats.new_prompt)
                 check = answer.CheckedAnswer(self._echo, evidence, (
-                    content, *facts, *(trust.without_instructions(h.content)
-                                       for h in shown)),
+                    content, *facts, *(answer.support(h) for h in shown)),
                     # A question about things in general with no note shown is the world's:
                     # "366 days in a leap year" is no value the household's notes must hold.
                     strict=evidence is None and household is not False and asks and not (
