@@ -77,13 +77,13 @@ async def device_remove(ctx: Context, message: m.DeviceRemove) -> m.DeviceRemove
 
 @handles(m.DeviceAdd)
 async def device_add(ctx: Context, message: m.DeviceAdd) -> m.DeviceAddResponse:
-    """A key approved by hand at the box (``nekoni-edge devices add``); a phone pairs by the
-    button, never by this."""
+    """A key approved by hand at the box (``nekoni-edge devices add``), or a paired one
+    confirmed (its probation ends); a phone pairs by the button, never by this."""
     if ctx.device_key is not None:
         raise AtTheBoxOnly("devices are added by the button on the box, or at the box itself")
     added = await ctx.box.db.approve_device(message.pub_key, message.name)
     _LOGGER.warning("%s: device %s %s by hand", ctx.label, message.pub_key[:12],
-                    "approved" if added else "was already approved")
+                    "approved" if added else "was already approved: confirmed")
     return m.DeviceAddResponse(added, message.pub_key)
 
 

@@ -18,6 +18,7 @@ from nekoni_edge.pairing.window import (
     Action,
     Approve,
     ClearAll,
+    Contest,
     Led,
     PairingWindow,
     Revoke,
@@ -52,16 +53,21 @@ DETAIL = {
                "both were yours, pair one at a time: press the button, then ask from one "
                "phone. If not, someone nearby is asking too: scan the code on the box's label "
                "(or run `nekoni-edge qr --label` on the box), then press the button.",
+    "taken": "This press of the button already paired another phone a moment ago. To pair "
+             "this one too, press the button again, then ask again. If you did not pair "
+             "another phone just now, someone nearby did: it can only chat until you remove "
+             "it (Devices) or confirm it at the box; the code on the box's label pairs your "
+             "phone whatever else asks.",
     "not_paired": "This device is not paired with the box.",
 }
-STATUS_HTTP = {"refused": 409}
+STATUS_HTTP = {"refused": 409, "taken": 409}
 RATE_LIMITED_DETAIL = "Too many failed attempts from this device or network. " \
                       "Try again in 5 minutes."
 
 
 # What the wire says for a status: nekoni's apps know a paired key only as "already_approved"
 # (they told the owner to "approve on the dashboard" after the box's "approved").
-WIRE_STATUS = {"approved": "already_approved"}
+WIRE_STATUS = {"approved": "already_approved", "taken": "refused"}
 
 
 def status_response(status: str) -> web.Response:
@@ -161,15 +167,21 @@ class PairingService:
     async def _apply(self, actions: list[Action]) -> None:
         for action in actions:
             if isinstance(action, Approve):
-                # On probation while a second key could still revoke it (see the window).
+                # On probation for its window (see the window), unless the box was in hand.
+                probation_ms = 0 if action.coded else int(self.window.window_s * 1000)
                 await self._db.approve_device(action.pub_key, action.name,
-                                              probation_ms=int(self.window.window_s * 1000))
+                                              probation_ms=probation_ms)
                 # Its joins while it waited were answered as waiting, not counted; whatever
                 # else blocked it (a typo'd retry storm) the owner's press overrides.
                 self.limiter.forgive(action.pub_key, action.address)
                 if self._on_paired is not None:
                     await self._on_paired(action.pub_key, action.name)
                 _LOGGER.info("paired device %s (%s)", action.pub_key[:12], action.name or "-")
+            elif isinstance(action, Contest):
+                await self._db.hold_probation(action.pub_key)
+                _LOGGER.warning("device %s stays on probation until the household confirms "
+                                "or removes it: another phone asked after the press that "
+                                "paired it", action.pub_key[:12])
             elif isinstance(action, Revoke):
                 await self._on_revoke(action.pub_key, "a second device asked to pair in its "
                                                       "pairing window")

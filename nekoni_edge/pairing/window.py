@@ -6,15 +6,16 @@ A press approves one phone that is asking: the owner's, as far as the box can te
 - Request first: a phone *asking now* (its request, a signed status poll or a join less than
   ``PRESENT_S`` ago: nekoni's apps rejoin every ~3 s, the box's client polls each second) is
   approved by a press; the LED blinks fast while one asks.
-- Overlap rule: two phones asking at the press, or a second key asking in the window after an
-  approval (the approved one is revoked: it may have been a stranger who raced the owner), pair
-  nobody; both are refused until the next press. A press is one phone: a new press starts a new
-  window, and what an earlier window approved is no longer at stake.
+- Overlap rule: two phones asking at the press pair nobody; both are refused until the next
+  press. A press is one phone: a second key asking after it approved one is told so (press
+  again for another phone), and the approved one, perhaps in use already, is never undone by
+  that request; since it may have been a stranger who raced the owner, it stays on probation
+  (chat only) until the household confirms or removes it. A new press starts a new window.
 - Nothing a stranger on the Wi-Fi sends can tell the owner's phone from its own, so a stranger
   who keeps asking can always spoil the plain press. The owner's way out needs the box in hand:
   the setup code on the box's label (carried in the label's QR, so nekoni's apps send it
   without knowing). A request with the code is approved by a press whoever else is asking, is
-  never an overlap, and replaces a key the same press approved without it.
+  never an overlap, replaces a key the same press approved without it, and is trusted at once.
 """
 
 from __future__ import annotations
@@ -72,6 +73,15 @@ class Approve:
     pub_key: str
     name: str
     address: str | None = None
+    coded: bool = False  # with the setup code: the box was in hand, so no probation
+
+
+@dataclass(frozen=True, slots=True)
+class Contest:
+    """Another key asked after this one was approved by the same press: keep it on probation
+    until the household confirms or removes it."""
+
+    pub_key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +110,7 @@ class WindowChanged:
     open: bool
 
 
-Action = Approve | Revoke | ClearAll | ShowLed | WindowChanged
+Action = Approve | Contest | Revoke | ClearAll | ShowLed | WindowChanged
 
 
 @dataclass(slots=True)
@@ -126,8 +136,10 @@ class PairingWindow:
         self._deadline = 0.0
         self._key: str | None = None  # the key this window approved
         self._key_coded = False  # ... with the setup code
+        self._contested = False  # ... and another key asked after it
         self._askers: OrderedDict[str, _Asker] = OrderedDict()
-        self._refused: OrderedDict[str, float] = OrderedDict()
+        # Keys told no, until when, and what they are told ("refused" or "taken").
+        self._refused: OrderedDict[str, tuple[float, str]] = OrderedDict()
         # Until then a press ended in an overlap: a phone asking now is told so, not to wait;
         # the press still stands for a phone with the setup code.
         self._spoiled_until = 0.0
@@ -150,7 +162,7 @@ class PairingWindow:
 
     def _asking(self, now: float) -> list[str]:
         return [key for key, a in self._askers.items()
-                if a.asking(now, self.window_s) and self._refused.get(key, 0.0) <= now]
+                if a.asking(now, self.window_s) and self._refusal(key, now) is None]
 
     def asking_now(self, now: float) -> bool:
         """True while a phone is asking right now (what a press would approve)."""
@@ -196,8 +208,8 @@ class PairingWindow:
         actions = self.tick(now)
         if pub_key == self._key:
             return "approved", actions
-        if self._refused.get(pub_key, 0.0) > now and not coded:
-            return "refused", actions
+        if (told := self._refusal(pub_key, now)) is not None and not coded:
+            return told, actions
         if again and not self.is_waiting(pub_key, now) and not coded:
             return "not_paired", actions
         self._refused.pop(pub_key, None)
@@ -222,10 +234,15 @@ class PairingWindow:
             return "approved", [*actions, Revoke(self._key),
                                 *self._approve(pub_key, now, "the setup code outranks a plain "
                                                              "request")]
-        if self._key_coded:  # the owner's phone stays; this one is told, and waits
-            self._refuse(pub_key, now)
-            return "refused", actions
-        return "refused", [*actions, *self._overlap([self._key, pub_key], now)]
+        # One press, one phone: this one is told so; the approved one stays (it may be in use).
+        self._refuse(pub_key, now, "taken")
+        if self._key_coded or self._contested:
+            return "taken", actions
+        self._contested = True
+        _LOGGER.warning("pair request from %s after this press approved %s: told to press "
+                        "again; %s stays on probation until confirmed", pub_key[:12],
+                        self._key[:12], self._key[:12])
+        return "taken", [*actions, Contest(self._key)]
 
     def _note(self, pub_key: str, name: str, now: float, address: str | None,
               coded: bool) -> _Asker:
@@ -243,10 +260,11 @@ class PairingWindow:
 
     def _approve(self, pub_key: str, now: float, why: str) -> list[Action]:
         asker = self._askers.pop(pub_key)
-        self._key, self._key_coded = pub_key, asker.coded
+        self._key, self._key_coded, self._contested = pub_key, asker.coded, False
         self._deadline = now + self.window_s  # a second key in the next 120 s revokes it
         self._set_state(WindowState.APPROVED, why)
-        return [Approve(pub_key, asker.name, asker.address), *self._show(Led.SOLID)]
+        return [Approve(pub_key, asker.name, asker.address, asker.coded),
+                *self._show(Led.SOLID)]
 
     def _overlap(self, keys: list[str], now: float) -> list[Action]:
         approved = self._key if self.state is WindowState.APPROVED else None
@@ -259,8 +277,12 @@ class PairingWindow:
         actions += self._show(Led.TRIPLE_FLASH)
         return [*actions, WindowChanged(False)] if was_open else actions
 
-    def _refuse(self, key: str, now: float) -> None:
-        self._refused[key] = now + REFUSED_MEMORY_S
+    def _refusal(self, key: str, now: float) -> str | None:
+        until, told = self._refused.get(key, (0.0, ""))
+        return told if until > now else None
+
+    def _refuse(self, key: str, now: float, told: str = "refused") -> None:
+        self._refused[key] = (now + REFUSED_MEMORY_S, told)
         self._refused.move_to_end(key)
         self._askers.pop(key, None)
         while len(self._refused) > MAX_REMEMBERED:
@@ -269,8 +291,8 @@ class PairingWindow:
     def status(self, pub_key: str, now: float) -> str:
         """The status of a key that is not in the approved list (changes nothing: closing an
         expired window is ``tick``'s, whose actions reach the LED and mDNS)."""
-        if self._refused.get(pub_key, 0.0) > now:
-            return "refused"
+        if (told := self._refusal(pub_key, now)) is not None:
+            return told
         if self.is_waiting(pub_key, now):
             return "pending_approval"
         return "not_paired"
@@ -279,7 +301,7 @@ class PairingWindow:
         """True while ``pub_key``'s request (made less than a window ago) waits for a press."""
         asker = self._askers.get(pub_key)
         return asker is not None and now - asker.first < self.window_s and \
-            self._refused.get(pub_key, 0.0) <= now
+            self._refusal(pub_key, now) is None
 
     def tick(self, now: float) -> list[Action]:
         """Let time pass: close an expired window; the LED follows who is asking."""

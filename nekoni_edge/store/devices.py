@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from nekoni_edge.store.access import Access, now_ms
 
 _LOGGER = logging.getLogger(__name__)
+
+# ``trusted_at`` of a device on probation until the household confirms it (the year 2255).
+HELD = 9_000_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +36,25 @@ class Devices(Access):
         """Approve a key (on probation for ``probation_ms``); True if it was not approved."""
         when = now_ms()
         trusted_at = when + probation_ms if probation_ms > 0 else None
-        added: bool = await self.write(lambda conn: conn.execute(
-            "INSERT INTO devices (pub_key, name, approved_at, trusted_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (pub_key) DO NOTHING", (pub_key, name, when, trusted_at)).rowcount == 1)
+        def approve(conn: Any) -> bool:
+            added = conn.execute(
+                "INSERT INTO devices (pub_key, name, approved_at, trusted_at) VALUES "
+                "(?, ?, ?, ?) ON CONFLICT (pub_key) DO NOTHING",
+                (pub_key, name, when, trusted_at)).rowcount == 1
+            if not added and probation_ms == 0:  # approved again by hand: confirmed
+                conn.execute("UPDATE devices SET trusted_at = NULL WHERE pub_key = ?",
+                             (pub_key,))
+            return bool(added)
+
+        added: bool = await self.write(approve)
         _LOGGER.info("device %s %s", pub_key[:12], "approved" if added else "already approved")
         return added
+
+    async def hold_probation(self, pub_key: str) -> None:
+        """Keep a device on probation until it is confirmed (``approve_device`` again)."""
+        await self.write(lambda conn: conn.execute(
+            "UPDATE devices SET trusted_at = ? WHERE pub_key = ? AND trusted_at IS NOT NULL",
+            (HELD, pub_key)))
 
     async def remove_device(self, pub_key: str) -> bool:
         """Revoke a key; True if it was approved."""

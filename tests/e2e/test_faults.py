@@ -316,7 +316,7 @@ async def test_half_open_connections_do_not_keep_a_paired_phone_out(
         await box.start()
         strangers = [f"127.0.0.{n}" for n in range(71, 75)]
         flood = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.e2e.half_open", "127.0.0.1", str(box.port), "1010",
+            sys.executable, "-m", "benchmarks.half_open", "127.0.0.1", str(box.port), "1010",
             *strangers, stdout=subprocess.PIPE)
         assert flood.stdout is not None
         async with asyncio.timeout(120):

@@ -294,7 +294,8 @@ async def test_pair_status_answers_only_the_key_itself(box: Daemon) -> None:
 async def test_a_stranger_who_wins_the_race_gains_nothing_lasting(box: Daemon,
                                                                   mock_gpio: Any) -> None:
     """A stranger asking 0.01 s after the owner's press was approved with full rights and
-    removed the owner's phones before the overlap rule fired."""
+    removed the owner's phones before the overlap rule fired. Now: probation, held while the
+    press is contested, and removed by the owner's pairing with the label's code."""
     assert box.db is not None
     household = await approved_phone(box, "kitchen tablet")
     async with PhoneClient(household, url(box)) as tablet:
@@ -316,13 +317,25 @@ async def test_a_stranger_who_wins_the_race_gains_nothing_lasting(box: Daemon,
                                         "mobilePubKey": public_key_b64(household)},
                                        "device_remove_response")
             assert refused.value.code == "PROBATION"
-            # the owner asks moments later: the stranger is revoked and its channel closed
-            with pytest.raises(PairingRefused):
+            # the owner asks moments later: told the press is taken, in words naming the
+            # way out; the stranger is held on probation (never trusted by waiting)
+            with pytest.raises(PairingRefused, match="code on the box's label"):
                 await owner.pair("owner")
+            [held] = [d for d in await box.db.list_devices() if d.pub_key == stranger.pub_key]
+            assert held.on_probation(now_ms() + 3_600_000)
+            # the label's code pairs the owner and removes the stranger, its channel closed
+            coded = PhoneClient(owner._key, f"{url(box)}/p/{box.setup_code}")  # noqa: SLF001
+            try:
+                assert await coded.pair("owner") == "approved"
+            finally:
+                await coded.close()
             assert not await box.db.is_approved(stranger.pub_key)
             async with asyncio.timeout(10):
                 await stranger.closed.wait()
             assert await box.db.is_approved(public_key_b64(household))
+            [owner_device] = [d for d in await box.db.list_devices()
+                              if d.pub_key == owner.pub_key]
+            assert not owner_device.on_probation(now_ms())  # the box was in hand: trusted
         finally:
             await stranger.close()
             await owner.close()
@@ -372,9 +385,12 @@ async def test_no_limit_keeps_a_request_from_the_window_while_a_press_is_active(
     status, reply = await post_pair(box, sign_message(
         racer := Ed25519PrivateKey.generate(),
         {"mobilePubKey": public_key_b64(racer), "ts": now_ms()}))
-    assert (status, reply["status"]) == (409, "refused")  # an overlap, not a 429
+    assert (status, reply["status"]) == (409, "refused")  # told the press is taken, not 429
+    assert "already paired another phone" in reply["detail"]
     assert box.db is not None
-    assert await box.db.list_devices() == []  # so the owner's approval was undone too
+    [device] = await box.db.list_devices()
+    assert device.pub_key == owner.pub_key  # never undone by another's request
+    assert device.on_probation(now_ms())  # but held on probation until confirmed
 
 
 class FakeClock:
@@ -453,7 +469,11 @@ async def test_a_waiting_stranger_spoils_the_plain_press_but_not_the_label_code(
                     await asking
             assert info.value.status == "refused"
             assert "code on the box's label" in str(info.value)
-            assert not await box.db.is_approved(public_key_b64(stranger_key))
+            # the stranger was asking at the press (first, alone): paired, and held on
+            # probation once the owner asked; or, with the owner asking too, nobody was
+            held = [d for d in await box.db.list_devices()
+                    if d.pub_key == public_key_b64(stranger_key)]
+            assert all(d.on_probation(now_ms() + 3_600_000) for d in held)
             # the way out: scan the label; the press the stranger spoiled still stands
             assert await coded.pair("owner") == "approved"
         await asyncio.sleep(1.5)  # the stranger goes on asking
@@ -518,7 +538,9 @@ async def test_simple_clients_asking_once_are_approved_or_told_why_not(
     a, b = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     assert await ask_from("127.0.0.2", box, a) == (200, "already_approved")
     assert await ask_from("127.0.0.3", box, b) == (409, "refused")
-    assert await ask_from("127.0.0.2", box, a, "/api/pair/status") == (409, "refused")
+    assert await ask_from("127.0.0.2", box, a, "/api/pair/status") == (200, "already_approved")
+    await press(mock_gpio)  # the household's next phone: a new press
+    assert await ask_from("127.0.0.3", box, b) == (200, "already_approved")
 
 
 async def test_a_flood_from_one_address_does_not_refuse_the_owner_elsewhere(

@@ -151,9 +151,9 @@ async def test_a_revoked_devices_ingest_stops_and_leaves_nothing(daemon: Daemon)
 
 async def test_a_stranger_revoked_in_its_probation_leaves_nothing(daemon: Daemon) -> None:
     """The neighbour wins the race to the owner's press, uploads a document with a fake
-    service number and chats; the owner's phone then asks within the window, the overlap
-    revokes the stranger, and what it added goes with it (before, the document kept feeding
-    the household's answers)."""
+    service number and chats; the owner's phone then asks and is told the press is taken, and
+    pairs with the code on the box's label, which revokes the stranger, and what it added goes
+    with it (before, the document kept feeding the household's answers)."""
     from nekoni_edge.client.phone import PairingRefused
 
     assert daemon.db is not None
@@ -173,10 +173,16 @@ async def test_a_stranger_revoked_in_its_probation_leaves_nothing(daemon: Daemon
             pass
         documents = await daemon.db.documents()
         assert [d.added_by for d in documents] == [public_key_b64(stranger)]
-        owner = PhoneClient(Ed25519PrivateKey.generate(), url(daemon))
+        owner_key = Ed25519PrivateKey.generate()
+        owner = PhoneClient(owner_key, url(daemon))
         try:
-            with pytest.raises(PairingRefused):
-                await owner.pair("owner's phone")  # two keys in one window: nobody paired
+            with pytest.raises(PairingRefused, match="already paired another phone"):
+                await owner.pair("owner's phone")
+        finally:
+            await owner.close()
+        owner = PhoneClient(owner_key, f"{url(daemon)}/p/{daemon.setup_code}")
+        try:
+            assert await owner.pair("owner's phone") == "approved"
         finally:
             await owner.close()
         await asyncio.wait_for(phone.closed.wait(), CLOSE_DEADLINE_S)

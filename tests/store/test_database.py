@@ -220,3 +220,21 @@ async def test_a_v5_file_gets_its_published_chunks_into_the_word_index(tmp_path:
         [hit] = await db.search([0.0, 1.0] + [0.0] * 382, query="stopcock",
                                                 min_score=0.9)
         assert (hit.source, hit.lexical) == ("done.txt", 1)
+
+
+async def test_a_held_device_stays_on_probation_until_confirmed(tmp_path: Path) -> None:
+    """A press that another phone asked after holds the device it paired on probation (no
+    end); approving it again by hand at the box confirms it."""
+    from nekoni_edge.store.access import now_ms
+
+    async with await Database.open(tmp_path / "db") as db:
+        await db.approve_device("k" * 43, "raced?", probation_ms=120_000)
+        await db.hold_probation("k" * 43)
+        [device] = await db.list_devices()
+        assert device.on_probation(now_ms() + 10 * 365 * 24 * 3_600_000)
+        assert not await db.approve_device("k" * 43, "")
+        [device] = await db.list_devices()
+        assert not device.on_probation(now_ms())
+        await db.approve_device("t" * 43, "trusted")  # a trusted device is never held
+        await db.hold_probation("t" * 43)
+        assert not [d for d in await db.list_devices() if d.on_probation(now_ms())]

@@ -1,5 +1,5 @@
 """A neighbour holding connections that send half a request line (run as its own process, so
-its descriptors are not the box's): ``python -m tests.e2e.half_open HOST PORT COUNT ADDR...``.
+its descriptors are not the box's): ``python -m benchmarks.half_open HOST PORT COUNT ADDR...``.
 Each connection is reopened when the box closes it; prints ``ready`` once COUNT are open."""
 
 from __future__ import annotations
