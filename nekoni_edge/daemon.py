@@ -442,6 +442,8 @@ class Daemon:
         # Apps first: open /signal sockets are told "going away" and peers closed, so no
         # message is answered after a stop is asked for, and the HTTP server has nothing left
         # to wait for (it waited for open sockets up to a minute: systemd would SIGKILL us).
+        if self.peers is not None:
+            await self.peers.interrupt_answers()
         if self.signaling is not None:
             await self.signaling.close()
             self.signaling = None

@@ -10,6 +10,8 @@ from nekoni_edge.store.knowledge import Hit
 from nekoni_edge.words import words
 
 ANSWER_INSTRUCTION = "Answer the question briefly, using only the notes above."
+# Ends an answer stopped mid-way (a Stop, the box restarting): what was shown stays, marked.
+CUT_MARK = " … (cut short)"
 # Said when the model produced nothing a person should see, twice.
 NO_ANSWER = "Sorry, I could not answer that. Please ask again in other words."
 SENTENCE_END = (".", "!", "?", "…", ":", ")", '"', "”")

@@ -267,6 +267,7 @@ class ChatService:
         stats = TurnStats()
         check = answer.CheckedAnswer(self._echo)
         extra = ""
+        whole = False
         try:
             window = self._window(session_id)
             query = content
@@ -355,6 +356,7 @@ class ChatService:
                             "grounding": evidence.source, "told": evidence.sentence[:300],
                             "verdict": check.verdict.value}, turn.id)
                     yield extra
+            whole = True
             if on_text_end is not None:
                 on_text_end()
         except Exception as exc:
@@ -362,6 +364,8 @@ class ChatService:
             raise
         finally:
             text = (check.sent + extra).strip()
+            if text and not whole:  # stopped mid-answer: kept, and marked so in the history
+                text += answer.CUT_MARK
             await self._record_turn(session_id, stats)
             if text:
                 # The turn's one wait for the disk: the question, its traces and this answer

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from contextlib import aclosing
 from typing import Any
 
-from nekoni_edge.agent.answer import NO_ANSWER
+from nekoni_edge.agent.answer import CUT_MARK, NO_ANSWER
 from nekoni_edge.app.registry import Context, handles, reply_for, request_name
+from nekoni_edge.errors import BadMessage
 from nekoni_edge.pacing import Joiner
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.store.knowledge import Hit
@@ -40,6 +41,28 @@ PLAIN_WORDS = {
     "INTERNAL_ERROR": "Sorry, something went wrong on the box while answering. "
                       "Please try again; if it keeps happening, the box's log says why.",
 }
+
+
+def unreadable(obj: dict[str, Any], exc: BadMessage) -> dict[str, Any] | None:
+    """What nekoni's apps show for a chat message the box could not take (they show no
+    ``error``: their typing dots turned until the next message): the reason in plain words,
+    as a ``message`` of its session. None when ``obj`` is not a chat message."""
+    if obj.get("type", "message") != "message" or "content" not in obj:
+        return None
+    session_id = obj.get("sessionId", m.DEFAULT_SESSION_ID)
+    if not isinstance(session_id, str) or not session_id or \
+            len(session_id) > m.MAX_SESSION_ID_CHARS:
+        return None
+    content = obj.get("content")
+    if isinstance(content, str) and len(content) > m.MAX_CONTENT_CHARS:
+        words = (f"Your message is {len(content):,} characters long; the box takes at most "
+                 f"{m.MAX_CONTENT_CHARS:,}. Please shorten it, or add the text as a document "
+                 "and ask about it.")
+    elif isinstance(content, str) and not content.strip():
+        words = "Your message was empty. Please type a question."
+    else:
+        words = "The box could not read that message. Please send it again."
+    return {"type": "message", "content": words, "sessionId": session_id, "code": exc.code}
 
 
 @handles(m.Chat)
@@ -154,7 +177,8 @@ async def _turn(ctx: Context, message: m.Chat) -> None:
         ctx.send(end)
     except asyncio.CancelledError:
         chunks.flush()  # what was generated before the stop is shown, and logged
-        if chunks.sent:
+        if chunks.sent:  # nekoni's apps keep a streamed answer only once it ends
+            ctx.send({"type": "chunk", "content": CUT_MARK})
             ctx.send({"type": "message_end", "cancelled": True})
         else:
             ctx.send({"type": "message", "content": STOPPED, "cancelled": True})

@@ -40,6 +40,8 @@ RECEIVE_WINDOW_BYTES = 4 * MAX_MESSAGE_BYTES
 # once made the cap's edge: a reference client's upload was cut off there on a loaded box. A
 # client that ignores the advertised max-message-size is cut off here, not at its message's end.
 MAX_REASSEMBLY_BYTES = 2 * RECEIVE_WINDOW_BYTES
+INTERRUPT_WAIT_S = 2.0  # for answers being written to end when the box stops
+DRAIN_S = 0.2  # then for their last messages to leave
 
 
 @dataclass
@@ -275,6 +277,21 @@ class PeerManager:
             self._budgets.pop(current.pub_key, None)
         await current.pc.close()
         _LOGGER.info("peer %s: closed", client_id[:32])
+
+    async def interrupt_answers(self, wait_s: float = INTERRUPT_WAIT_S) -> int:
+        """Stop every answer being written while the channels are still open (the box is
+        stopping): each phone is sent what it was shown, marked as cut short, and keeps it
+        (nekoni's apps dropped a streamed answer whose channel closed before its end).
+        Returns how many answers were stopped."""
+        turns = [task for peer in self.peers.values() for session in peer.sessions
+                 for queue in session.generations.values() for task in queue]
+        for task in turns:
+            task.cancel()
+        if turns:
+            await asyncio.wait(turns, timeout=wait_s)
+            await asyncio.sleep(DRAIN_S)  # the last messages leave before the peers close
+            _LOGGER.info("%d answer(s) cut short: the box is stopping", len(turns))
+        return len(turns)
 
     async def close_all(self) -> None:
         """Close every peer connection."""

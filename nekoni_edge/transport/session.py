@@ -117,11 +117,15 @@ class ChannelSession:
             if self.ready:
                 self._on_ready()
             return
+        obj: dict[str, Any] = {}
         try:
-            message = m.parse(m.decode(data))
+            obj = m.decode(data)
+            message = m.parse(obj)
         except BadMessage as exc:
             _LOGGER.debug("%s: bad message: %s", self.label, exc.message)
             self.send(exc.reply())
+            if (words := app.chat.unreadable(obj, exc)) is not None:
+                self.send(words)  # what nekoni's apps show, and it ends their typing dots
             return
         app.dispatch(self, message)
 

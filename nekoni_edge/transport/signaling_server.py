@@ -25,6 +25,8 @@ _LOGGER = logging.getLogger(__name__)
 # Refusals that count towards a key's or address's block (PROTOCOL.md: edge limits).
 # Malformed frames count too: a client that sends them repeatedly (crafted to cost the parser)
 # is no phone.
+# The close code of a join whose pair request waits for the button (4000-4999: the application's).
+PENDING_CLOSE_CODE = 4100
 _COUNTED_FAILURES = frozenset({"INVALID_SIGNATURE", "STALE_TIMESTAMP", "NOT_APPROVED",
                                "INVALID_MESSAGE"})
 CLOSE_WAIT_S = 1.0  # the close handshake is one LAN round trip; a silent peer gets no more
@@ -103,8 +105,14 @@ class SignalingEndpoint:
                             request.remote, key or (joined.pub_key if joined else None),
                             now=self._clock(),
                         )
+                    if isinstance(exc, PendingApproval):
+                        # Waiting is no failure: nekoni's mobile app shows every signaling
+                        # error as an "Agent error" toast (four in a 10 s wait), and a close
+                        # without one as "reconnecting", which it does in ~3 s.
+                        await ws.close(code=PENDING_CLOSE_CODE, message=exc.message.encode())
+                        break
                     await ws.send_json(sig.error(exc.code, exc.message))
-                    if isinstance(exc, NotApproved | PendingApproval):
+                    if isinstance(exc, NotApproved):
                         break  # nothing more to say here until approved; closing frees it now
                 except Exception:
                     if ws.closed:

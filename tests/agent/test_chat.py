@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from nekoni_edge.agent.answer import CUT_MARK
 from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.llm.provider import ChatTurn
@@ -74,7 +75,9 @@ async def test_partial_answer_logged_on_cancel(tmp_path: Path) -> None:
             await task
         logged = await db.messages_after("s", 0, all_roles=True)
         assert [m.role for m in logged] == ["user", "assistant"]
-        assert 0 < len(logged[1].content) < 9  # what the phone was sent
+        # what the phone was sent, marked as cut short (so the history says so too)
+        assert logged[1].content.endswith(CUT_MARK)
+        assert 0 < len(logged[1].content.removesuffix(CUT_MARK)) < 9
 
 
 async def test_no_model(tmp_path: Path) -> None:

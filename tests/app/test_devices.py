@@ -44,7 +44,8 @@ async def test_device_rename(box: Box) -> None:
 async def test_the_pairing_code_names_the_address_asked_for(box: Box) -> None:
     asked: list[tuple[str, str | None]] = []
 
-    def code(app: str, address: str | None) -> str:
+    def code(app: str, address: str | None, label: bool = False) -> str:
+        assert not label
         asked.append((app, address))
         return f"{app}@{address}"
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from nekoni_edge.agent.answer import NOTES_HEADER
 from nekoni_edge.client.phone import PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
 from tests.e2e.helpers import approved
@@ -90,7 +91,7 @@ async def upload_and_ask(phone: PhoneClient, daemon: Daemon, recorder: Recording
     # ... and the model really got the file's chunk right before the question
     *_, question = recorder.prompts[-1]
     assert question.role == "user"
-    assert question.content.startswith("Notes:\n")
+    assert question.content.startswith(NOTES_HEADER + "\n")
     assert "blue watering can" in question.content
     assert question.content.endswith("Question: Where is the spare key to the shed hidden?\n"
                                      "Answer the question briefly, using only the notes above.")
