@@ -37,7 +37,7 @@ from nekoni_edge.rag.embed import Embedder, OnDemandEmbedder, TextEmbedder
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.sdnotify import Notifier
-from nekoni_edge.skills.scheduler import Scheduler, run_skill
+from nekoni_edge.skills.scheduler import Scheduler, run_skill, skill_session
 from nekoni_edge.store.database import Database, now_ms
 from nekoni_edge.store.skills import Skill
 from nekoni_edge.traces import Tracer
@@ -523,9 +523,23 @@ class Daemon:
         return engine
 
     async def _scheduled(self, skill: Skill) -> str:
+        """A cron job's run. nekoni's apps show a job's last run time and nothing of what it
+        said, but they show any ``message`` in the chat: the result goes there, to the paired
+        devices connected now that are past probation (a skill's output may hold a secret),
+        and stays in the skill's session for ``sync`` and ``nekoni-edge skills``."""
         assert self.chat is not None  # noqa: S101
         async with aclosing(run_skill(self.chat, skill)) as stream:
-            return "".join([piece async for piece in stream])
+            result = "".join([piece async for piece in stream])
+        if self.peers is not None and self.db is not None and result.strip():
+            now = now_ms()
+            trusted = {d.pub_key for d in await self.db.list_devices()
+                       if not d.on_probation(now)}
+            told = self.peers.announce({
+                "type": "message", "sessionId": skill_session(skill), "skillId": skill.id,
+                "content": f"\u201c{skill.name}\u201d ran on schedule: {result.strip()}",
+            }, to=trusted)
+            _LOGGER.info("skill %s's scheduled result sent to %d channel(s)", skill.id, told)
+        return result
 
     async def start_local(self, *, with_model: bool = True) -> Box:
         """Start only what a command at the box needs while no daemon serves: database,

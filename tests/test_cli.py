@@ -122,7 +122,7 @@ def test_ingest_docs_ask(tmp_path: Path) -> None:
     data = ["--data-dir", str(tmp_path / "box")]
     ingest = run("ingest", *data, str(docs))
     assert ingest.returncode == 1  # one file was refused, and said so
-    assert "photo.bin: looks like a binary file" in ingest.stderr
+    assert "photo.bin: is not a text or PDF file" in ingest.stderr
     assert "2 of 3 documents ingested" in ingest.stderr
     assert "1/1 chunks" in ingest.stderr  # the progress bar
     listed = run("docs", *data, "list").stdout.splitlines()

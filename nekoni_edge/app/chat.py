@@ -35,7 +35,9 @@ COALESCE_S = 0.1
 STOPPED = "(stopped before answering)"
 # What a person reads when a turn fails, by the error's code.
 PLAIN_WORDS = {
-    "MODEL_UNAVAILABLE": "Sorry, I can't answer right now: {message}",
+    "MODEL_UNAVAILABLE": "Sorry, I can't answer right now: the box's language model is not "
+                         "working. Whoever looks after the box can run `nekoni-edge doctor` "
+                         "on it to see why.",
     "BUSY": "Please wait: several of your messages are still being answered.",
     "FORBIDDEN": "This conversation belongs to another device. Please start a new one.",
     "INTERNAL_ERROR": "Sorry, something went wrong on the box while answering. "
@@ -95,8 +97,9 @@ def fail(ctx: Context, session_id: str, reply: dict[str, Any]) -> None:
     code = str(reply.get("code", "INTERNAL_ERROR"))
     words = PLAIN_WORDS.get(code, "Sorry, I can't answer that: {message}")
     ctx.send({**reply, "sessionId": session_id})
+    # The code and the box's own words stay for clients (``detail``); a person reads words.
     ctx.send({"type": "message", "content": words.format(message=reply.get("message", "")),
-              "sessionId": session_id, "code": code})
+              "sessionId": session_id, "code": code, "detail": reply.get("message", "")})
 
 
 async def _queued(ctx: Context, message: m.Chat, before: asyncio.Task[None] | None) -> None:

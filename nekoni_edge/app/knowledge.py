@@ -81,7 +81,11 @@ async def _ingest(ctx: Context, upload_id: str, filename: str, data: bytes) -> N
         if reply is None:
             _LOGGER.exception("%s: ingest of %s failed", ctx.label, filename)
             reply = {"type": "rag_error",
-                     "message": f"{filename}: could not be stored; see the box's log"}
+                     "message": f"{filename}: could not be stored because of a fault on the "
+                                "box. Try again; if it happens again, the box's log says why."}
+        else:
+            _LOGGER.warning("%s: %s not added: %s%s", ctx.label, filename, exc,
+                            f" ({reply['detail']})" if reply.get("detail") else "")
         ctx.send({**reply, "uploadId": upload_id})
         return
     ctx.send({"type": "rag_upload_response", "docId": result.doc_id, "chunks": result.chunks,

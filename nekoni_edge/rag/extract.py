@@ -16,13 +16,15 @@ _LOGGER = logging.getLogger(__name__)
 class ExtractError(NekoniError):
     """A document cannot be read; the message names the file and says why."""
 
-    def __init__(self, filename: str, reason: str) -> None:
+    def __init__(self, filename: str, reason: str, detail: str | None = None) -> None:
         super().__init__(f"{filename}: {reason}")
         self.filename = filename
         self.reason = reason
+        self.detail = detail  # what a library said, for the log and the reply's ``detail``
 
     def reply(self) -> dict[str, Any]:
-        return {"type": "rag_error", "message": str(self)}
+        reply = {"type": "rag_error", "message": str(self)}
+        return {**reply, "detail": self.detail} if self.detail else reply
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,16 +48,20 @@ def pages(filename: str, data: bytes) -> Iterator[Page]:
             produced = True
             yield page
     if not produced:
-        raise ExtractError(filename, "the document has no text")
+        raise ExtractError(filename, "has no text the box can read (a scanned page is a "
+                                     "picture: add a version with text).")
 
 
 def _text_pages(filename: str, data: bytes) -> Iterator[Page]:
     if b"\x00" in data[:8192]:
-        raise ExtractError(filename, "looks like a binary file, not text or PDF")
+        raise ExtractError(filename, "is not a text or PDF file. Add notes as text (.txt, "
+                                     ".md) or PDF.")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ExtractError(filename, f"is not UTF-8 text (byte {exc.start})") from exc
+        raise ExtractError(filename, "is text in an encoding the box does not read. Save it "
+                                     "as UTF-8 and add it again.",
+                           f"not UTF-8 at byte {exc.start}") from exc
     yield Page(None, text)
 
 
@@ -70,14 +76,17 @@ def _pdf_pages(filename: str, data: bytes) -> Iterator[Page]:
         count = 0 if encrypted else len(reader.pages)
     except Exception as exc:
         raise ExtractError(
-            filename, f"is not a readable PDF ({type(exc).__name__}: {exc})"
+            filename, "could not be read as a PDF: it may be damaged or only partly saved. "
+                      "Save or export it again, then add it.", f"{type(exc).__name__}: {exc}",
         ) from exc
     if encrypted:
-        raise ExtractError(filename, "the PDF is encrypted; remove the password first")
+        raise ExtractError(filename, "is a PDF locked with a password. Save a copy without "
+                                     "the password, then add it.")
     for index in range(count):
         try:
             text = reader.pages[index].extract_text() or ""
         except Exception as exc:
-            raise ExtractError(filename, f"page {index + 1} cannot be read "
-                               f"({type(exc).__name__}: {exc})") from exc
+            raise ExtractError(filename, f"page {index + 1} could not be read: the PDF may be "
+                               "damaged. Save or export it again, then add it.",
+                               f"{type(exc).__name__}: {exc}") from exc
         yield Page(index + 1, text)

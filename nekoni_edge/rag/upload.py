@@ -94,6 +94,9 @@ class UploadAssembler:
             raise UploadError(None, "uploadId must be a non-empty string")
         if not isinstance(filename, str) or not filename.strip():
             raise UploadError(upload_id, "filename must be a non-empty string")
+        if total == 0 and not isinstance(total, bool):  # nekoni's apps send 0 for no bytes
+            raise UploadError(upload_id, f"{filename.strip()}: this file is empty, so there "
+                                         "is nothing to add. Choose a file with some text.")
         if isinstance(total, bool) or not isinstance(total, int) or total < 1:
             raise UploadError(upload_id, "totalChunks must be a positive integer")
         if total > self.max_chunks:

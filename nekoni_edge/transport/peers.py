@@ -227,11 +227,13 @@ class PeerManager:
         ice.sdpMLineIndex = candidate.sdp_mline_index
         await peer.pc.addIceCandidate(ice)
 
-    def announce(self, message: dict[str, Any], *, except_key: str | None = None) -> int:
-        """Send ``message`` to every authenticated channel (but ``except_key``'s)."""
+    def announce(self, message: dict[str, Any], *, except_key: str | None = None,
+                 to: set[str] | None = None) -> int:
+        """Send ``message`` to every authenticated channel (but ``except_key``'s; only the
+        keys in ``to``, when given)."""
         sent = 0
         for peer in list(self.peers.values()):
-            if peer.pub_key == except_key:
+            if peer.pub_key == except_key or (to is not None and peer.pub_key not in to):
                 continue
             for session in peer.sessions:
                 if session.ready and not session.closed:

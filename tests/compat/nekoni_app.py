@@ -26,7 +26,7 @@ import aiohttp
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from nekoni_edge.client.phone import PhoneClient
-from nekoni_edge.errors import NekoniError
+from nekoni_edge.errors import NekoniError, SignalingError
 from nekoni_edge.protocol.canonical import public_key_b64, sign_message
 from nekoni_edge.store.database import now_ms
 
@@ -55,6 +55,8 @@ class Shown:
     messages: list[str] = field(default_factory=list)
     streamed: list[bool] = field(default_factory=list)  # streamed answer, or a whole message
     pending: str | None = None
+    thinking: bool = False  # the typing dots: from a message sent to a chunk or an answer
+    toasts: list[str] = field(default_factory=list)  # the mobile app's "Agent error" toasts
 
 
 class NekoniApp:
@@ -69,6 +71,7 @@ class NekoniApp:
         self.phone: PhoneClient | None = None
         self.shown = Shown()
         self.pongs = 0
+        self.closed = False
         self.others: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self._changed = asyncio.Event()  # set at every message the app receives
         self._tasks: list[asyncio.Task[None]] = []
@@ -108,6 +111,14 @@ class NekoniApp:
                                 client_id=self.client_id)
             try:
                 await phone.connect()
+            except SignalingError as exc:
+                # The mobile app toasts every signaling ``error`` frame ("Agent error"); a
+                # socket closed without one reads as "reconnecting" (no toast).
+                if not exc.message.startswith("signaling closed"):
+                    self.shown.toasts.append(exc.message)
+                await phone.close()
+                await asyncio.sleep(RETRY_S)
+                continue
             except (NekoniError, aiohttp.ClientError, OSError):
                 await phone.close()
                 await asyncio.sleep(RETRY_S)
@@ -121,6 +132,7 @@ class NekoniApp:
     def say(self, content: str) -> None:
         """A chat message as the apps send it: no ``type``."""
         assert self.phone is not None
+        self.shown.thinking = True
         self.phone.send({"content": content, "sessionId": self.session_id})
 
     def send(self, message: dict[str, Any]) -> None:
@@ -141,17 +153,26 @@ class NekoniApp:
             if kind == "pong":
                 self.pongs += 1
             elif kind == "chunk":
+                self.shown.thinking = False
                 self.shown.pending = (self.shown.pending or "") + str(msg.get("content"))
             elif kind == "message_end":
+                self.shown.thinking = False
                 if self.shown.pending:
                     self.shown.messages.append(self.shown.pending)
                     self.shown.streamed.append(True)
                 self.shown.pending = None
             elif kind == "message" and msg.get("content"):
+                self.shown.thinking = False
                 self.shown.messages.append(str(msg["content"]))
                 self.shown.streamed.append(False)
             elif kind not in ("error", "sync_response"):  # the apps show neither
                 await self.others.put(msg)
+        # The channel closed: the apps reset the chat's state, and a streamed answer that
+        # had not ended is dropped (useAgent's ``reset``).
+        self.shown.pending = None
+        self.shown.thinking = False
+        self.closed = True
+        self._changed.set()
 
     async def reply(self, kind: str, wait: float = 120.0) -> dict[str, Any]:
         """The next message of ``kind`` for the skills or knowledge views."""

@@ -70,7 +70,7 @@ async def test_ingest_goes_through_the_daemon(daemon: Daemon, settings: Any, cap
     out = capsys.readouterr()
     assert code == 1  # the binary file was refused by the daemon's handler, and said so
     assert "the box's handlers run here" not in out.err
-    assert "photo.bin: looks like a binary file" in out.err
+    assert "photo.bin: is not a text or PDF file" in out.err
     assert "1 of 2 documents ingested" in out.err
     assert "1/1 chunks" in out.err  # the ingest's progress, from the daemon
     assert stored_by_the_daemon == ["boiler.txt", "photo.bin"]  # its one writer did it

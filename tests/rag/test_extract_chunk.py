@@ -37,11 +37,11 @@ def encrypted_pdf() -> bytes:
 @pytest.mark.parametrize(
     ("name", "data", "reason"),
     [
-        ("locked.pdf", encrypted_pdf(), "encrypted"),
-        ("broken.pdf", make_pdf(["x" * 500, "y"])[:300], "not a readable PDF"),
-        ("noise.pdf", b"%PDF-1.4\n" + bytes(range(256)) * 8, "not a readable PDF"),
-        ("photo.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(200), "binary"),
-        ("latin1.txt", "café".encode("latin-1"), "not UTF-8"),
+        ("locked.pdf", encrypted_pdf(), "locked with a password"),
+        ("broken.pdf", make_pdf(["x" * 500, "y"])[:300], "could not be read as a PDF"),
+        ("noise.pdf", b"%PDF-1.4\n" + bytes(range(256)) * 8, "could not be read as a PDF"),
+        ("photo.jpg", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(200), "not a text or PDF"),
+        ("latin1.txt", "café".encode("latin-1"), "Save it as UTF-8"),
         ("empty.txt", b"", "no text"),
         ("blank.txt", b"   \n\n  ", "no text"),
         ("blank.pdf", make_pdf(["", ""]), "no text"),
@@ -52,6 +52,9 @@ def test_refusals_name_the_file(name: str, data: bytes, reason: str) -> None:
         list(pages(name, data))
     assert info.value.filename == name
     assert str(info.value).startswith(name)
+    # words a person can act on; what a library said only in ``detail`` (and the log)
+    assert "Error" not in str(info.value)
+    assert "Error" not in (info.value.reason + name)  # no exception names
 
 
 def test_no_chunk_is_truncated_by_the_model(embedder: Embedder) -> None:

@@ -31,7 +31,7 @@ def test_start_refusals() -> None:
     up = UploadAssembler(max_file_bytes=1024 * 1024)
     refused(up.start, "", "a.txt", 1, 0, match="uploadId")
     refused(up.start, "u", "", 1, 0, match="filename")
-    refused(up.start, "u", "a.txt", 0, 0, match="totalChunks")
+    refused(up.start, "u", "a.txt", 0, 0, match="a.txt: this file is empty")  # the apps: no bytes
     refused(up.start, "u", "a.txt", True, 0, match="totalChunks")
     refused(up.start, "u", "a.txt", up.max_chunks + 1, 0, match="more than a file")
     up.start("u", "a.txt", 1, 0)

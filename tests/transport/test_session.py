@@ -130,6 +130,9 @@ async def test_model_unavailable_is_an_error_reply(tmp_path: Path) -> None:
         assert "does not exist" in wire.sent[0]["message"]
         # nekoni's apps have no handler for ``error``: the reason comes as a message too
         assert wire.sent[1]["type"] == "message"
-        assert wire.sent[1]["content"].startswith("Sorry, I can't answer right now: model file")
+        assert wire.sent[1]["content"].startswith("Sorry, I can't answer right now: the box's "
+                                                  "language model is not working")
+        assert "/" not in wire.sent[1]["content"]  # no path: that is the log's and detail's
+        assert "does not exist" in wire.sent[1]["detail"]
     finally:
         await db.close()
