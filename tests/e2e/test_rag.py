@@ -141,7 +141,7 @@ async def test_bad_uploads_are_refused_and_nothing_is_stored(phone: PhoneClient,
                              {**chunk, "uploadId": "u4",
                               "content": base64.b64encode(b"\x00\x01\x02binary").decode()})
     assert "a.txt" in binary["message"]
-    assert "binary" in binary["message"]
+    assert "is not a text or PDF file" in binary["message"]
     assert daemon.chat is not None
     assert daemon.chat.knowledge is not None
     assert await daemon.chat.knowledge.store.counts() == (0, 0, 0)
