@@ -543,13 +543,16 @@ async def test_simple_clients_asking_once_are_approved_or_told_why_not(
     assert await ask_from("127.0.0.3", box, b) == (200, "already_approved")
 
 
-async def test_a_flood_from_one_address_does_not_refuse_the_owner_elsewhere(
+async def test_a_flood_from_elsewhere_does_not_refuse_the_owner(
     box: Daemon, mock_gpio: Any,
 ) -> None:
     """Issue item 5: 200 requests with fresh keys from one address made the owner's request
-    from another address ``RATE_LIMITED``."""
-    for _ in range(200):
-        await ask_from("127.0.0.66", box, Ed25519PrivateKey.generate())
+    from another address ``RATE_LIMITED`` (the limit in all); here from eight at once."""
+    keys = [Ed25519PrivateKey.generate() for _ in range(200)]
+    # at once, from eight addresses of the neighbour's (the gate cuts what one address may
+    # hold: those fail at the flooder)
+    await asyncio.gather(*(ask_from(f"127.0.0.{66 + n % 8}", box, key)
+                           for n, key in enumerate(keys)), return_exceptions=True)
     owner_key = Ed25519PrivateKey.generate()
     assert await ask_from("127.0.0.1", box, owner_key) == (200, "pending_approval")
     # (the flood's keys asking at the press would spoil a plain press: the label's code not)
