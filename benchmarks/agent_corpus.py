@@ -1,10 +1,10 @@
-"""The household set the agent is measured on: documents (tests/rag/corpus.py's twenty, written
+"""The household set the agent is measured on: documents (benchmarks/rag_corpus.py's twenty, written
 for this project), twelve questions with the expected fact as a regex, time, device-status and
 chit-chat requests, a five-turn conversation, and a labelled set for the tool router."""
 
 from __future__ import annotations
 
-from tests.rag.corpus import DOCUMENTS
+from benchmarks.rag_corpus import DOCUMENTS
 
 __all__ = ["CHAT", "CONVERSATION", "DOCUMENTS", "KNOWLEDGE", "LABELLED", "STATUS", "TIME"]
 

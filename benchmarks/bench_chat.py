@@ -185,7 +185,7 @@ def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    engine = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+    engine = subprocess.Popen(  # our own interpreter and arguments
         [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--model_alias",
          "bench", "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048",
          "--n_threads", str(threads), "--seed", "1", "--verbose", "false"],
@@ -193,7 +193,7 @@ def start_engine(path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str
     url = f"http://127.0.0.1:{port}"
     for _ in range(600):
         try:
-            with urllib.request.urlopen(f"{url}/v1/models", timeout=1):  # noqa: S310 - loopback
+            with urllib.request.urlopen(f"{url}/v1/models", timeout=1):  # loopback
                 return engine, url
         except OSError:
             time.sleep(0.2)

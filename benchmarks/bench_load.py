@@ -296,7 +296,7 @@ async def qr_flood(threads: int, rounds: int) -> None:
                     [(await owner_turn(owner, f"alone-{i}"))[0] for i in range(rounds)])
                 for label, drawn in (("drawn for each request (before)", DrawnEachTime()),
                                      ("drawn once (the box)", {})):
-                    box._qr_drawn = drawn  # noqa: SLF001 - the one thing compared
+                    box._qr_drawn = drawn  # the one thing compared
                     loops = await asyncio.create_subprocess_exec(
                         sys.executable, "-m", "benchmarks.bench_load", "--qr-loops", url,
                         stdout=asyncio.subprocess.PIPE)

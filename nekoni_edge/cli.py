@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from nekoni_edge.daemon import Daemon  # noqa: PLC0415 - keeps --help fast
+    from nekoni_edge.daemon import Daemon  # keeps --help fast
 
     settings = _settings(args, host=args.host, port=args.port, model_path=args.model)
     await Daemon(settings).serve_forever()
@@ -215,16 +215,16 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 def _client_key(path: Path | None) -> tuple[Path, object]:
-    from nekoni_edge.identity import load_or_create_key  # noqa: PLC0415
+    from nekoni_edge.identity import load_or_create_key
 
     path = path or _client_dir() / "client-key.pem"
     return path, load_or_create_key(path)
 
 
 async def _stream_answer(client: object, question: str, session: str | None) -> str:
-    from nekoni_edge.client.phone import PhoneClient  # noqa: PLC0415
+    from nekoni_edge.client.phone import PhoneClient
 
-    assert isinstance(client, PhoneClient)  # noqa: S101
+    assert isinstance(client, PhoneClient)
     pieces: list[str] = []
     async with aclosing(client.ask(question, session)) as stream:
         async for piece in stream:
@@ -268,7 +268,7 @@ async def _find_box(args: argparse.Namespace) -> tuple[str, str, str | None]:
     """(base URL, box name, TLS fingerprint) from --host, or by browsing mDNS."""
     if args.host:
         return box_url(args.host, args.port), args.name or args.host, args.tls_fingerprint
-    from nekoni_edge.discovery import browse  # noqa: PLC0415
+    from nekoni_edge.discovery import browse
 
     boxes = await browse()
     if args.name:
@@ -282,7 +282,7 @@ async def _find_box(args: argparse.Namespace) -> tuple[str, str, str | None]:
 
 
 async def _connected_client(args: argparse.Namespace) -> tuple[Any, KnownBoxes, str]:
-    from nekoni_edge.client.phone import PhoneClient  # noqa: PLC0415
+    from nekoni_edge.client.phone import PhoneClient
 
     _, key = _client_key(args.key_file)
     base_url, name, fingerprint = await _find_box(args)
@@ -329,7 +329,7 @@ async def _chat(args: argparse.Namespace) -> int:
 
 
 async def _discover(args: argparse.Namespace) -> int:
-    from nekoni_edge.discovery import browse  # noqa: PLC0415
+    from nekoni_edge.discovery import browse
 
     boxes = await browse(args.timeout, args.interface)
     for box in boxes:
@@ -342,7 +342,7 @@ async def _discover(args: argparse.Namespace) -> int:
 
 
 async def _press(args: argparse.Namespace) -> int:
-    from nekoni_edge.pairing.control import send_command  # noqa: PLC0415
+    from nekoni_edge.pairing.control import send_command
 
     settings = _settings(args)
     try:
@@ -356,8 +356,8 @@ async def _press(args: argparse.Namespace) -> int:
 
 
 async def _qr(args: argparse.Namespace) -> int:
-    from nekoni_edge import qr  # noqa: PLC0415
-    from nekoni_edge.pairing.control import send_request  # noqa: PLC0415
+    from nekoni_edge import qr
+    from nekoni_edge.pairing.control import send_request
 
     settings = _settings(args)
     try:  # the box's ports and addresses are the running daemon's
@@ -390,7 +390,7 @@ async def _qr(args: argparse.Namespace) -> int:
 
 
 async def _client_key_cmd(args: argparse.Namespace) -> int:
-    from nekoni_edge.protocol.canonical import public_key_b64  # noqa: PLC0415
+    from nekoni_edge.protocol.canonical import public_key_b64
 
     path, key = _client_key(args.key_file)
     print(public_key_b64(key))  # type: ignore[arg-type]
@@ -403,8 +403,8 @@ async def _at_the_box(settings: Settings, message: dict[str, Any], *,
     """The box's replies to ``message``: the running daemon's, or, when no daemon serves this
     data dir, the same handlers run here on a box over its files (the model loaded only if
     ``with_model``). A daemon that answers and refuses raises ``ControlRefused``."""
-    from nekoni_edge.app import local  # noqa: PLC0415
-    from nekoni_edge.pairing.control import NO_DAEMON, send_request  # noqa: PLC0415
+    from nekoni_edge.app import local
+    from nekoni_edge.pairing.control import NO_DAEMON, send_request
 
     try:
         return await send_request(settings.control_path, message)
@@ -420,7 +420,7 @@ async def _at_the_box(settings: Settings, message: dict[str, Any], *,
 async def _here(settings: Settings, *, with_model: bool) -> tuple[Any, Any]:
     """No daemon serves the data dir: a box started here (no network) for the same handlers,
     and the ``Box`` its requests go through; said on stderr."""
-    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
+    from nekoni_edge.daemon import Daemon
 
     print(f"(no daemon serves {settings.data_dir}: the box's handlers run here)",
           file=sys.stderr)
@@ -511,13 +511,13 @@ def _print_device(pub_key: str, name: str, last_seen: int | None) -> None:
 
 
 async def _demo(args: argparse.Namespace) -> int:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import (  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
         Ed25519PrivateKey,
     )
 
-    from nekoni_edge.client.phone import PhoneClient  # noqa: PLC0415
-    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
-    from nekoni_edge.pairing.control import send_command  # noqa: PLC0415
+    from nekoni_edge.client.phone import PhoneClient
+    from nekoni_edge.daemon import Daemon
+    from nekoni_edge.pairing.control import send_command
 
     with tempfile.TemporaryDirectory(prefix="nekoni-demo-") as tmp:
         settings = load_settings(
@@ -527,7 +527,7 @@ async def _demo(args: argparse.Namespace) -> int:
         daemon = Daemon(settings)
         await daemon.start()
         try:
-            assert daemon.db is not None  # noqa: S101
+            assert daemon.db is not None
             if daemon.chat is None or daemon.chat.provider is None:
                 print(f"error: {daemon.chat.model_error if daemon.chat else 'no model'}",
                       file=sys.stderr)
@@ -573,7 +573,7 @@ def _files(paths: Sequence[Path]) -> list[Path]:
 
 
 def _progress_bar(name: str) -> Any:
-    from nekoni_edge.progress import Eta, in_words  # noqa: PLC0415
+    from nekoni_edge.progress import Eta, in_words
 
     eta: Eta | None = None
 
@@ -593,7 +593,7 @@ class _HereDoor:
     data dir): the same messages and replies as through the daemon's control socket."""
 
     def __init__(self, box: Any) -> None:
-        from nekoni_edge.app import local  # noqa: PLC0415
+        from nekoni_edge.app import local
 
         self._in: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self._out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -630,10 +630,10 @@ class _HereDoor:
 async def _upload(door: Any, name: str, data: bytes) -> dict[str, Any]:
     """One file as a phone sends it (``rag_upload_start``, base64 segments), then the replies
     up to its result; the ingest's progress shows as a bar. Raises ExtractError on refusal."""
-    import base64  # noqa: PLC0415
+    import base64
 
-    from nekoni_edge.rag.extract import ExtractError  # noqa: PLC0415
-    from nekoni_edge.rag.upload import MAX_SEGMENT_CHARS  # noqa: PLC0415
+    from nekoni_edge.rag.extract import ExtractError
+    from nekoni_edge.rag.upload import MAX_SEGMENT_CHARS
 
     segment = MAX_SEGMENT_CHARS * 3 // 4
     parts = [data[i : i + segment] for i in range(0, len(data), segment)] or [b""]
@@ -660,9 +660,9 @@ async def _upload(door: Any, name: str, data: bytes) -> dict[str, Any]:
 async def _ingest(args: argparse.Namespace) -> int:
     """Each file goes to the box as a phone's upload does: through the running daemon (its
     one writer), or, when none serves the data dir, through the same handlers run here."""
-    from nekoni_edge.daemon import Daemon  # noqa: PLC0415
-    from nekoni_edge.pairing.control import NO_DAEMON, ControlDoor  # noqa: PLC0415
-    from nekoni_edge.rag.extract import ExtractError  # noqa: PLC0415
+    from nekoni_edge.daemon import Daemon
+    from nekoni_edge.pairing.control import NO_DAEMON, ControlDoor
+    from nekoni_edge.rag.extract import ExtractError
 
     settings = _settings(args)
     files = _files(args.paths)
@@ -697,7 +697,7 @@ async def _ingest(args: argparse.Namespace) -> int:
 
 
 def _read_document(path: Path, limit: int) -> bytes:
-    from nekoni_edge.rag.extract import ExtractError  # noqa: PLC0415
+    from nekoni_edge.rag.extract import ExtractError
 
     if path.stat().st_size > limit:
         raise ExtractError(path.name, f"is larger than rag_max_file_bytes ({limit} bytes)")
@@ -828,14 +828,14 @@ async def _traces(args: argparse.Namespace) -> int:
 
 
 async def _config(args: argparse.Namespace) -> int:
-    from nekoni_edge.config import describe  # noqa: PLC0415
+    from nekoni_edge.config import describe
 
     print(describe(_settings(args)))
     return 0
 
 
 async def _doctor(args: argparse.Namespace) -> int:
-    from nekoni_edge.doctor import as_dicts, as_table, run_checks  # noqa: PLC0415
+    from nekoni_edge.doctor import as_dicts, as_table, run_checks
 
     checks = await asyncio.get_running_loop().run_in_executor(None, run_checks, _settings(args))
     print(json.dumps(as_dicts(checks), indent=2) if args.json else as_table(checks))
@@ -843,8 +843,8 @@ async def _doctor(args: argparse.Namespace) -> int:
 
 
 async def _identity(args: argparse.Namespace) -> int:
-    from nekoni_edge.identity import box_name, load_or_create_key  # noqa: PLC0415
-    from nekoni_edge.protocol.canonical import public_key_b64  # noqa: PLC0415
+    from nekoni_edge.identity import box_name, load_or_create_key
+    from nekoni_edge.protocol.canonical import public_key_b64
 
     key = load_or_create_key(_settings(args).key_path)
     print(f"pubKey {public_key_b64(key)}")
@@ -858,7 +858,7 @@ def _keys_last(argv: Sequence[str]) -> list[str]:
     args = list(argv)
     if "devices" not in args or "--" in args:
         return args
-    from nekoni_edge.protocol.canonical import is_valid_public_key  # noqa: PLC0415
+    from nekoni_edge.protocol.canonical import is_valid_public_key
 
     keys = [a for a in args if a.startswith("-") and is_valid_public_key(a)]
     if len(keys) != 1:
@@ -869,7 +869,7 @@ def _keys_last(argv: Sequence[str]) -> list[str]:
 
 async def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run one command; return the exit code."""
-    from nekoni_edge.log import setup_logging  # noqa: PLC0415
+    from nekoni_edge.log import setup_logging
 
     args = build_parser().parse_args(_keys_last(sys.argv[1:] if argv is None else argv))
     # Only the daemon logs its INFO lines; every other command prints its own words.
@@ -879,7 +879,7 @@ async def main(argv: Sequence[str] | None = None) -> int:
                 "press": _press, "qr": _qr, "ingest": _ingest, "docs": _docs, "ask": _ask,
                 "config": _config, "doctor": _doctor, "identity": _identity,
                 "skills": _skills, "cron": _cron, "traces": _traces, "request": _request}
-    import aiohttp  # noqa: PLC0415
+    import aiohttp
 
     try:
         return await handlers[args.command](args)

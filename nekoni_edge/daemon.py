@@ -79,8 +79,8 @@ def private_dir(path: Path) -> None:
 
 async def load_provider(settings: Settings) -> ModelProvider:
     """Load the configured GGUF (or the embedded default) with llama.cpp."""
-    from nekoni_edge.llm.llama import LlamaProvider  # noqa: PLC0415 - heavy
-    from nekoni_edge.llm.models import default_gguf  # noqa: PLC0415
+    from nekoni_edge.llm.llama import LlamaProvider  # heavy
+    from nekoni_edge.llm.models import default_gguf
 
     path = settings.model_path or default_gguf()
     return await LlamaProvider.load(
@@ -92,7 +92,7 @@ async def load_provider(settings: Settings) -> ModelProvider:
 
 async def _start_site(site: GatedSite) -> int:
     await site.start()
-    server: Any = site._server  # noqa: SLF001 - the only way to learn an ephemeral port
+    server: Any = site._server  # the only way to learn an ephemeral port
     return int(server.sockets[0].getsockname()[1])
 
 
@@ -146,7 +146,7 @@ class Daemon:
             # document: no query ever saw it; it goes, and the owner adds the file again.
             await self.db.discard_unfinished()
             provider = await self._start_agent(self._scheduled)
-            assert self.chat is not None  # noqa: S101 - set by _start_agent
+            assert self.chat is not None  # set by _start_agent
             pin_host_addresses(s.ice_addresses)
             limiter = FailureLimiter()
             # The one Box every door's handlers use, built here with everything it needs.
@@ -201,7 +201,7 @@ class Daemon:
         )
 
     async def _revoke(self, pub_key: str, why: str) -> devices.Revoked:
-        assert self.box is not None  # noqa: S101 - pairing starts after the box is built
+        assert self.box is not None  # pairing starts after the box is built
         return await devices.revoke(self.box, pub_key, why)
 
     async def _disconnect(self, pub_key: str) -> int:
@@ -209,8 +209,8 @@ class Daemon:
 
     def _api(self) -> web.Application:
         """What phones use: signaling and ``/api/*`` (with CORS for nekoni's web app)."""
-        assert self.signaling is not None  # noqa: S101
-        assert self.pairing is not None  # noqa: S101
+        assert self.signaling is not None
+        assert self.pairing is not None
         app = web.Application(client_max_size=64 * 1024, middlewares=[cors])
         # Each under the label's URLs too (``/p/<setup code>/…``), where a phone that scanned
         # the label keeps talking to the box; only pairing reads the code.
@@ -225,7 +225,7 @@ class Daemon:
     async def _listen(self) -> None:
         """The LAN listener (HTTPS unless told otherwise), and plain HTTP on loopback beside it."""
         s = self.settings
-        assert self._runner is not None  # noqa: S101
+        assert self._runner is not None
         limits = self.gate.limits
         _LOGGER.info("connections: at most %d from one address, %d from strangers, %d in all "
                      "(descriptor limit %d)", limits.per_address, limits.strangers,
@@ -281,7 +281,7 @@ class Daemon:
         s = self.settings
         if not s.rag:
             return None, "disabled in the configuration (rag = false)"
-        assert self.db is not None  # noqa: S101
+        assert self.db is not None
         if embedder is None:
             _LOGGER.error("knowledge base unavailable: %s", error)
             return None, error
@@ -291,7 +291,7 @@ class Daemon:
     def _make_led(self) -> LedOutput:
         if self.settings.gpio == "off":
             return LogLed()
-        from nekoni_edge.pairing.hardware import GpioLed, GpioUnavailable  # noqa: PLC0415
+        from nekoni_edge.pairing.hardware import GpioLed, GpioUnavailable
 
         try:
             led = GpioLed(self.settings.led_pin)
@@ -302,10 +302,10 @@ class Daemon:
         return led
 
     def _start_button(self) -> None:
-        assert self.pairing is not None  # noqa: S101
+        assert self.pairing is not None
         if self.settings.gpio == "off":
             return
-        from nekoni_edge.pairing.hardware import GpioButton, GpioUnavailable  # noqa: PLC0415
+        from nekoni_edge.pairing.hardware import GpioButton, GpioUnavailable
 
         pairing = self.pairing
         tasks: set[asyncio.Task[None]] = set()
@@ -404,7 +404,7 @@ class Daemon:
         address = own_host(request, self.port).rpartition(":")[0].strip("[]")
         if ipaddress.ip_address(address).is_loopback:
             address = self.lan_address()  # asked on the box itself: what a phone would use
-        assert self.box is not None  # noqa: S101 - routes are served once the box is built
+        assert self.box is not None  # routes are served once the box is built
         # The same handler as every other door's ``pair_code``; only the drawing is HTTP's.
         [reply] = await local.request(self.box, {"type": "pair_code", "app": app,
                                                  "address": address})
@@ -471,7 +471,7 @@ class Daemon:
     ) -> ModelProvider | None:
         """Model, knowledge, tools, tracer, chat; and the cron scheduler if ``scheduled``."""
         s = self.settings
-        assert self.db is not None  # noqa: S101
+        assert self.db is not None
         provider, model_error = self._given_provider, None
         if not with_model:
             s = dataclasses.replace(s, model_url="")
@@ -527,7 +527,7 @@ class Daemon:
         said, but they show any ``message`` in the chat: the result goes there, to the paired
         devices connected now that are past probation (a skill's output may hold a secret),
         and stays in the skill's session for ``sync`` and ``nekoni-edge skills``."""
-        assert self.chat is not None  # noqa: S101
+        assert self.chat is not None
         async with aclosing(run_skill(self.chat, skill)) as stream:
             result = "".join([piece async for piece in stream])
         if self.peers is not None and self.db is not None and result.strip():
@@ -553,7 +553,7 @@ class Daemon:
         except BaseException:
             await self.stop()
             raise
-        assert self.chat is not None  # noqa: S101 - set by _start_agent
+        assert self.chat is not None  # set by _start_agent
 
         async def nobody(pub_key: str) -> int:
             return 0

@@ -28,7 +28,7 @@ def current_addresses(interfaces: Sequence[str]) -> list[str]:
     """The IPv4 addresses to advertise: the configured ones, else every non-loopback one."""
     if interfaces:
         return sorted(interfaces)
-    import ifaddr  # noqa: PLC0415 - comes with zeroconf
+    import ifaddr  # comes with zeroconf
 
     found = set()
     for adapter in ifaddr.get_adapters():
@@ -68,7 +68,7 @@ class Advertiser:
         self._watch: asyncio.Task[None] | None = None
 
     def _service_info(self) -> Any:
-        from zeroconf import ServiceInfo  # noqa: PLC0415
+        from zeroconf import ServiceInfo
 
         return ServiceInfo(
             SERVICE_TYPE,
@@ -80,8 +80,8 @@ class Advertiser:
         )
 
     async def _register(self) -> None:
-        from zeroconf import InterfaceChoice, IPVersion  # noqa: PLC0415
-        from zeroconf.asyncio import AsyncZeroconf  # noqa: PLC0415
+        from zeroconf import InterfaceChoice, IPVersion
+        from zeroconf.asyncio import AsyncZeroconf
 
         if not self.addresses:
             _LOGGER.warning("mDNS: the box has no address yet; will announce when it has one")
@@ -155,8 +155,8 @@ class FoundBox:
 
 async def browse(timeout: float = BROWSE_S, interfaces: Sequence[str] = ()) -> list[FoundBox]:  # noqa: ASYNC109
     """Every nekoni box that answers within ``timeout`` seconds."""
-    from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange  # noqa: PLC0415
-    from zeroconf.asyncio import (  # noqa: PLC0415
+    from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange
+    from zeroconf.asyncio import (
         AsyncServiceBrowser,
         AsyncServiceInfo,
         AsyncZeroconf,

@@ -53,9 +53,9 @@ def check_python() -> Check:
 
 
 def check_sqlite() -> Check:
-    import tempfile  # noqa: PLC0415
+    import tempfile
 
-    from nekoni_edge.store.connection import (  # noqa: PLC0415
+    from nekoni_edge.store.connection import (
         probe_versions,
         stdlib_can_load_extensions,
     )
@@ -85,12 +85,12 @@ def recorded_sha256(dist_name: str, path: Path) -> str | None:
 
 def _model_files(settings: Settings) -> list[tuple[str, Path | None, str, str | None]]:
     """(label, path, how to install it, the distribution it comes from)."""
-    from nekoni_edge.llm.models import (  # noqa: PLC0415
+    from nekoni_edge.llm.models import (
         DEFAULT_GGUF_FILE,
         DEFAULT_GGUF_PACKAGE,
-        package_file,  # noqa: PLC0415
+        package_file,
     )
-    from nekoni_edge.rag.embed import (  # noqa: PLC0415
+    from nekoni_edge.rag.embed import (
         ONNX_FILE,
         ONNX_PACKAGE,
         TOKENIZER_FILE,
@@ -111,10 +111,10 @@ def _model_files(settings: Settings) -> list[tuple[str, Path | None, str, str | 
 
 def _load_gguf(path: Path) -> None:
     """Load the model with a tiny context and free it; ModelUnavailable if llama.cpp can't."""
-    from nekoni_edge.errors import ModelUnavailable  # noqa: PLC0415
+    from nekoni_edge.errors import ModelUnavailable
 
     try:
-        from llama_cpp import Llama  # noqa: PLC0415
+        from llama_cpp import Llama
 
         Llama(model_path=str(path), n_ctx=64, n_threads=1, verbose=False).close()
     except (ValueError, RuntimeError, OSError) as exc:
@@ -122,7 +122,7 @@ def _load_gguf(path: Path) -> None:
 
 
 def check_models(settings: Settings) -> list[Check]:
-    from nekoni_edge.llm.llama import check_model_file  # noqa: PLC0415
+    from nekoni_edge.llm.llama import check_model_file
 
     checks = []
     for label, path, fix, dist_name in _model_files(settings):
@@ -157,7 +157,7 @@ def check_models(settings: Settings) -> list[Check]:
 
 
 def check_memory(settings: Settings) -> Check:
-    from nekoni_edge.llm.llama import MEMORY_MARGIN_BYTES, available_memory_bytes  # noqa: PLC0415
+    from nekoni_edge.llm.llama import MEMORY_MARGIN_BYTES, available_memory_bytes
 
     available = available_memory_bytes()
     gguf = _model_files(settings)[0][1]
@@ -181,8 +181,8 @@ def check_gpio(settings: Settings) -> Check:
     if settings.gpio == "off":
         return Check("gpio", "ok", "disabled in the configuration; use 'nekoni-edge press'")
     try:
-        from gpiozero import Device  # noqa: PLC0415
-        from gpiozero.exc import BadPinFactory  # noqa: PLC0415
+        from gpiozero import Device
+        from gpiozero.exc import BadPinFactory
 
         with warnings.catch_warnings():  # one line below says it better than four warnings
             warnings.simplefilter("ignore")
@@ -195,7 +195,7 @@ def check_gpio(settings: Settings) -> Check:
 
 
 def check_mdns(settings: Settings) -> Check:
-    from nekoni_edge.discovery import current_addresses  # noqa: PLC0415
+    from nekoni_edge.discovery import current_addresses
 
     if not settings.mdns:
         return Check("mdns", "warn", "disabled: phones must be given the box's address")
@@ -231,10 +231,10 @@ def check_engine(settings: Settings) -> Check:
     answers a one-token request."""
     if not settings.model_url:
         return Check("model engine", "ok", "none configured: the box answers with its GGUF")
-    import asyncio  # noqa: PLC0415
+    import asyncio
 
-    from nekoni_edge.llm.provider import ChatTurn  # noqa: PLC0415
-    from nekoni_edge.llm.remote import EngineError, OpenAIProvider  # noqa: PLC0415
+    from nekoni_edge.llm.provider import ChatTurn
+    from nekoni_edge.llm.remote import EngineError, OpenAIProvider
 
     async def probe() -> Check:
         engine = OpenAIProvider(settings.model_url, settings.model_name,

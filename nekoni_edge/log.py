@@ -19,7 +19,7 @@ def clean(text: str) -> str:
 class OneLineFormatter(logging.Formatter):
     """Escapes control characters in the message; a traceback keeps its lines."""
 
-    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+    def formatMessage(self, record: logging.LogRecord) -> str:  # logging's name
         record.message = clean(record.message)
         return super().formatMessage(record)
 

@@ -55,7 +55,7 @@ def pairing_text(*, agent_pub_key: str, room_id: str, agent_name: str, endpoint:
 
 
 def _code(text: str):  # type: ignore[no-untyped-def]  # segno ships no type hints
-    import segno  # noqa: PLC0415 - only when a code is drawn
+    import segno  # only when a code is drawn
 
     return segno.make(text, error="m", micro=False)
 

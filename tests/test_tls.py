@@ -40,7 +40,7 @@ def test_a_key_that_does_not_match_is_refused(tmp_path: Path) -> None:
 
 def test_tls_auto_follows_the_host(settings: Settings) -> None:
     assert not settings.use_tls  # loopback is already a secure context for browsers
-    assert dataclasses.replace(settings, host="0.0.0.0").use_tls  # noqa: S104
+    assert dataclasses.replace(settings, host="0.0.0.0").use_tls
     assert dataclasses.replace(settings, tls="on").use_tls
     with pytest.raises(ConfigError, match="tls"):
         dataclasses.replace(settings, tls="maybe").validate()
@@ -68,7 +68,7 @@ async def test_https_with_the_published_fingerprint(tls_daemon: Any) -> None:
     assert info["tlsFingerprint"] == fingerprint
     assert info["agentUrl"].startswith("https://")
     assert info["signalUrl"].startswith("wss://")
-    assert tls_daemon._txt()["tlsFingerprint"] == fingerprint  # noqa: SLF001
+    assert tls_daemon._txt()["tlsFingerprint"] == fingerprint
 
     wrong = aiohttp.TCPConnector(ssl=aiohttp.Fingerprint(b"\0" * 32))
     async with aiohttp.ClientSession(connector=wrong) as http:

@@ -244,7 +244,7 @@ class CheckedAnswer:
 
     def _take_grounded(self, final: bool) -> str:
         evidence = self.evidence
-        assert evidence is not None  # noqa: S101 - only called with evidence
+        assert evidence is not None  # only called with evidence
         if self._echo.find(self._held):
             self.verdict = Verdict.ECHO
             return ""

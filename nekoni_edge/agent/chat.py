@@ -387,7 +387,7 @@ class ChatService:
         the prompt back. An answer that missed the evidence is not tried again: the caller
         tells the evidence."""
         provider = self._provider
-        assert provider is not None  # noqa: S101
+        assert provider is not None
         for attempt in (1, 2):
             usage = Usage()
             call = await self.tracer.emit(session_id, "llm_call", {
@@ -555,7 +555,7 @@ class ChatService:
         if not missing:
             return arguments
         provider = self._provider
-        assert provider is not None  # noqa: S101
+        assert provider is not None
         usage = Usage()
         started = time.monotonic()
         text = await provider.complete_structured(

@@ -16,7 +16,7 @@ from nekoni_edge.words import fold, words
 
 # Calibrated on benchmarks/agent_corpus.py's labelled requests with the int8 MiniLM on its
 # integer kernels (bench_agent prints the sweep): the lowest tool request scores 0.645, the
-# highest other one 0.548; 0.60 is mid-band. See README, "How the agent decides".
+# highest other one 0.548; 0.60 is mid-band. See docs/BENCHMARKS.md, "How the agent decides".
 ROUTE_THRESHOLD = 0.60
 # A request close to two tools picks both only when the second is nearly as close.
 SECOND_TOOL_MARGIN = 0.05
@@ -90,6 +90,6 @@ class ToolRouter:
                                           SECOND_TOOL_MARGIN):
                 break
             tool = self.tools.get(name)
-            assert tool is not None  # noqa: S101 - names come from the registry
+            assert tool is not None  # names come from the registry
             chosen.append(Route(tool, score, example))
         return [r for r in chosen if r.tool.not_for is None or not r.tool.not_for.search(request)]

@@ -135,7 +135,7 @@ class PhoneClient:
     ) -> str:
         """Ask the box to pair, then wait for the owner's button press; return the status."""
         await self.fetch_info()
-        assert self._http is not None  # noqa: S101
+        assert self._http is not None
         body = sign_message(self._key, {"mobilePubKey": self.pub_key, "ts": now_ms(),
                                         "deviceName": device_name})
         async with self._http.post(f"{self.base_url}/api/pair", json=body) as resp:
@@ -170,7 +170,7 @@ class PhoneClient:
             await self._connect(handshake)
 
     async def _signal_recv(self) -> dict[str, Any]:
-        assert self._ws is not None  # noqa: S101
+        assert self._ws is not None
         frame = await self._ws.receive()
         if frame.type is not aiohttp.WSMsgType.TEXT:
             raise SignalingError("INTERNAL_ERROR", f"signaling closed ({frame.type.name})")
@@ -180,11 +180,11 @@ class PhoneClient:
         return msg
 
     async def _connect(self, do_handshake: bool) -> None:
-        from aiortc import RTCPeerConnection, RTCSessionDescription  # noqa: PLC0415
+        from aiortc import RTCPeerConnection, RTCSessionDescription
 
         info = await self.fetch_info()
-        assert self._http is not None  # noqa: S101
-        assert self.agent_pub_key is not None  # noqa: S101
+        assert self._http is not None
+        assert self.agent_pub_key is not None
         signal_url = self.base_url.replace("http", "ws", 1) + "/signal"
         self._ws = await self._http.ws_connect(signal_url)
         join = {"type": "join", "roomId": info["roomId"], "clientId": self.client_id,

@@ -128,7 +128,7 @@ class EvalCounter:
     (a prompt prefix already in the KV cache is not evaluated again)."""
 
     def __init__(self, llm: Any) -> None:
-        import llama_cpp  # noqa: PLC0415
+        import llama_cpp
 
         self._perf = llama_cpp.llama_perf_context
         self._ctx = llm.ctx
@@ -187,7 +187,7 @@ class LlamaProvider:
         started = time.monotonic()
 
         def load() -> Any:
-            from llama_cpp import Llama  # noqa: PLC0415 - heavy; only the adapter imports it
+            from llama_cpp import Llama  # heavy; only the adapter imports it
 
             llm = Llama(
                 model_path=str(path),
@@ -243,11 +243,11 @@ class LlamaProvider:
 
     def _save_session(self, session: str) -> None:
         """Keep the session's KV cache (worker thread) as another takes the model."""
-        import ctypes  # noqa: PLC0415
+        import ctypes
 
-        import llama_cpp  # noqa: PLC0415
-        import numpy as np  # noqa: PLC0415
-        from llama_cpp.llama import LlamaState  # noqa: PLC0415
+        import llama_cpp
+        import numpy as np
+        from llama_cpp.llama import LlamaState
 
         llm = self._llm
         size = llama_cpp.llama_state_get_size(llm.ctx)
@@ -258,7 +258,7 @@ class LlamaProvider:
         state = LlamaState(
             input_ids=llm.input_ids.copy(), scores=np.zeros((1, llm.n_vocab()), np.single),
             n_tokens=llm.n_tokens, llama_state=bytes(memoryview(buffer)[:written]),
-            llama_state_size=written, seed=llm._seed,  # noqa: SLF001 - restored by load_state
+            llama_state_size=written, seed=llm._seed,  # restored by load_state
         )
         self.states.put(session, state, written)
 
@@ -296,7 +296,7 @@ class LlamaProvider:
                 loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
 
             def generate() -> None:
-                from llama_cpp import LogitsProcessorList  # noqa: PLC0415
+                from llama_cpp import LogitsProcessorList
 
                 try:
                     self._switch_session(session)
@@ -368,9 +368,9 @@ class LlamaProvider:
         usage: Usage | None = None,
     ) -> str:
         """One non-streamed reply whose tokens are constrained by a grammar from ``schema``."""
-        import json  # noqa: PLC0415
+        import json
 
-        from llama_cpp.llama_grammar import LlamaGrammar  # noqa: PLC0415
+        from llama_cpp.llama_grammar import LlamaGrammar
 
         prompt = [{"role": m.role, "content": m.content} for m in messages]
 
@@ -426,7 +426,7 @@ class LlamaProvider:
 
 def forbidden_tokens(llm: Any) -> Any:
     """The vocabulary's tokens that contain '{' or a code fence (blocking: worker thread)."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     pieces = (llm.detokenize([i], special=False) for i in range(llm.n_vocab()))
     return np.asarray([i for i, piece in enumerate(pieces) if b"{" in piece or b"```" in piece],

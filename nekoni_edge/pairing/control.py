@@ -24,7 +24,6 @@ from nekoni_edge.protocol.messages import decode
 
 _LOGGER = logging.getLogger(__name__)
 
-SOCKET_NAME = "control.sock"
 COMMANDS = ("press", "long_press")
 Requests = Callable[[dict[str, Any]], Awaitable[list[dict[str, Any]]]]
 # A conversation: the messages as they arrive, and where each reply goes as it is made.
@@ -104,7 +103,7 @@ class ControlServer:
                         writer: asyncio.StreamWriter) -> None:
         """One door for the whole connection: each line a message, each reply a line as it
         is made; at the client's EOF, what the messages started is waited for."""
-        assert self._conversation is not None  # noqa: S101 - checked by the caller
+        assert self._conversation is not None  # checked by the caller
 
         def reply(message: dict[str, Any]) -> None:
             writer.write(json.dumps(message).encode() + b"\n")

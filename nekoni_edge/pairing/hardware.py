@@ -39,8 +39,8 @@ class GpioButton:
         hold_s: float | None = None,
         bounce_s: float = BOUNCE_S,
     ) -> None:
-        from gpiozero import Button  # noqa: PLC0415 - hardware library, adapter only
-        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback  # noqa: PLC0415
+        from gpiozero import Button  # hardware library, adapter only
+        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
         loop = asyncio.get_running_loop()
         try:
@@ -79,8 +79,8 @@ class GpioLed:
     """The status LED."""
 
     def __init__(self, pin: int) -> None:
-        from gpiozero import LED  # noqa: PLC0415
-        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback  # noqa: PLC0415
+        from gpiozero import LED
+        from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 
         try:
             with warnings.catch_warnings():

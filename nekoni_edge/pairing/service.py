@@ -263,7 +263,7 @@ class PairingService:
         if not is_valid_public_key(key):
             return self._refuse(request, None, 400, "INVALID_REQUEST",
                                 "mobilePubKey must be 32 bytes of base64url")
-        assert isinstance(key, str)  # noqa: S101
+        assert isinstance(key, str)
         if self.limiter.is_blocked(key, now=now):
             return error_response("RATE_LIMITED", RATE_LIMITED_DETAIL, 429)
         # Until its signature verifies, a request only names a key: its failures count against

@@ -227,7 +227,7 @@ class PairingWindow:
             return "pending_approval", [*actions, *self._show(Led.FAST_BLINK)]
         if self.state is WindowState.OPEN:
             return "approved", [*actions, *self._approve(pub_key, now, "asking after a press")]
-        assert self._key is not None  # noqa: S101 - set on the way into APPROVED
+        assert self._key is not None  # set on the way into APPROVED
         if asker.coded and not self._key_coded:
             _LOGGER.warning("pair request with the setup code replaces %s, which this press "
                             "approved without it", self._key[:12])

@@ -120,7 +120,7 @@ class AgentHandshake:
             return self.fail(REASON_MISSING_FIELDS)
         if not is_valid_public_key(pub_key):
             return self.fail(REASON_NOT_APPROVED)
-        assert isinstance(pub_key, str)  # noqa: S101 - narrowed by is_valid_public_key
+        assert isinstance(pub_key, str)  # narrowed by is_valid_public_key
         if self._offer_pub_key is not None and pub_key != self._offer_pub_key:
             return self.fail(REASON_KEY_MISMATCH)
         if not is_valid_nonce(nonce):
@@ -140,7 +140,7 @@ class AgentHandshake:
         return self.fail(REASON_SECOND_HELLO)
 
     def _on_response(self, message: Message) -> list[Message]:
-        assert self.peer_pub_key is not None  # noqa: S101 - set on the way into AWAIT_RESPONSE
+        assert self.peer_pub_key is not None  # set on the way into AWAIT_RESPONSE
         if not verify(self.peer_pub_key, {"nonce": self._nonce}, message.get("sig")):
             return self.fail(REASON_BAD_RESPONSE_SIG)
         # A key revoked between hello and response must not get through.

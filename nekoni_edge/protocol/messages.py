@@ -397,10 +397,6 @@ class CronDelete:
         return cls(obj.get("id"))
 
 
-SkillMessage = (SkillList | SkillCreate | SkillUpdate | SkillDelete | SkillRun | CronList
-                | CronCreate | CronUpdate | CronDelete)
-
-
 @dataclass(frozen=True, slots=True)
 class TraceSubscription:
     """(edge) start or stop streaming TraceEvents to this peer."""

@@ -49,7 +49,7 @@ def default_model_files() -> tuple[Path, Path]:
 
 def load_tokenizer(path: Path) -> Any:
     """The MiniLM tokenizer with no padding or truncation set (we set them per use)."""
-    from tokenizers import Tokenizer  # noqa: PLC0415
+    from tokenizers import Tokenizer
 
     if not path.is_file():
         raise ModelUnavailable(f"tokenizer file {path} does not exist")
@@ -91,7 +91,7 @@ class Embedder:
         self, onnx_path: Path, tokenizer_path: Path, *, threads: int = 2,
         fold_weights: bool = False, cache_dir: Path | None = None, tokenizer: Any = None,
     ) -> None:
-        import onnxruntime  # noqa: PLC0415 - heavy; only the embedder imports it
+        import onnxruntime  # heavy; only the embedder imports it
 
         if not onnx_path.is_file():
             raise ModelUnavailable(f"embedding model {onnx_path} does not exist")
@@ -101,7 +101,7 @@ class Embedder:
             try:
                 self._session = self._integer_session(onnxruntime, onnx_path, cache_dir)
                 self.kernels = "int8"
-            except Exception as exc:  # noqa: BLE001 - any failure: run the export as shipped
+            except Exception as exc:  # any failure: run the export as shipped
                 forget(onnx_path, cache_dir)
                 _LOGGER.warning("embedder: the int8 kernels failed (%s); running the model "
                                 "as exported, slower", exc)
@@ -134,7 +134,7 @@ class Embedder:
     def _integer_session(onnxruntime: Any, onnx_path: Path, cache_dir: Path | None) -> Any:
         """The export rewritten onto integer kernels (``int8graph``, by a child process:
         ``int8cache``), checked by one run."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np
 
         with integer_model(onnx_path, cache_dir) as rewritten:
             session = onnxruntime.InferenceSession(
@@ -190,7 +190,7 @@ class Embedder:
 
     def _run(self, batch: tuple[list[int], list[list[int]]]) -> tuple[list[int], list[list[float]]]:
         """One ONNX run: the batch padded to its longest text, mean-pooled, normalized."""
-        import numpy as np  # noqa: PLC0415
+        import numpy as np
 
         indices, encodings = batch
         width = max(len(e) for e in encodings)

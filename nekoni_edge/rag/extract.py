@@ -69,7 +69,7 @@ def _pdf_pages(filename: str, data: bytes) -> Iterator[Page]:
     # pypdf raises its own errors and also ValueError, NotImplementedError and more on
     # mutated files: everything at this boundary becomes an ExtractError naming the file.
     try:
-        from pypdf import PdfReader  # noqa: PLC0415
+        from pypdf import PdfReader
 
         reader = PdfReader(io.BytesIO(data))
         encrypted = reader.is_encrypted

@@ -40,9 +40,9 @@ def cached_name(source: Path) -> str:
 def build(source: Path, target: Path) -> dict[str, int]:
     """Rewrite ``source`` onto integer kernels into ``target`` (atomically, synced). In the
     child process only: it imports ``onnx``."""
-    import onnx  # noqa: PLC0415 - only the child pays for it
+    import onnx  # only the child pays for it
 
-    from nekoni_edge.rag.int8graph import fuse_attention, integer_graph  # noqa: PLC0415
+    from nekoni_edge.rag.int8graph import fuse_attention, integer_graph
 
     rewritten = integer_graph(onnx.load(str(source)))
     if not rewritten.shared + rewritten.blockwise:
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         counts = build(Path(argv[0]), Path(argv[1]))
-    except Exception as exc:  # noqa: BLE001 - the parent reads the last line of stderr
+    except Exception as exc:  # the parent reads the last line of stderr
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(counts))

@@ -49,8 +49,8 @@ class Rewritten:
 def integer_graph(model: Any) -> Rewritten:
     """``model`` (an ``onnx.ModelProto``, changed in place) with its int8 weights on integer
     kernels."""
-    import numpy as np  # noqa: PLC0415
-    from onnx import TensorProto, helper, numpy_helper  # noqa: PLC0415
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
     initializers = {i.name: i for i in graph.initializer}
@@ -140,8 +140,8 @@ def fuse_attention(model: Any) -> tuple[Any, int]:
     ``MultiHeadAttention`` instead: the same arithmetic in fp32 (outputs equal to 1e-4), without
     the ~170 transposes, reshapes and masking nodes (+13% texts/s here). Returns the number of
     blocks fused; with any block not matching, the model comes back unchanged and 0."""
-    import numpy as np  # noqa: PLC0415
-    from onnx import TensorProto, helper, numpy_helper  # noqa: PLC0415
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
     initializers = {i.name: i for i in graph.initializer}
@@ -225,7 +225,7 @@ def _links(graph: Any) -> tuple[dict[str, Any], dict[str, list[Any]]]:
 def _replace(model: Any, nodes: list[Any]) -> None:
     """``nodes`` as the graph's, less those nothing reads any more (the pieces a fused node
     replaced) and the initializers only they read; the contrib opset where a node needs it."""
-    from onnx import helper  # noqa: PLC0415
+    from onnx import helper
 
     graph = model.graph
     outputs = {o.name for o in graph.output}

@@ -125,7 +125,7 @@ class UploadAssembler:
         except UploadError:
             self.abort(upload_id)
             raise
-        assert isinstance(index, int)  # noqa: S101 - checked above
+        assert isinstance(index, int)  # checked above
         upload.parts[index] = part
         upload.size += len(part)
         self.budget.buffered += len(part)

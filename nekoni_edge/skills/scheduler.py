@@ -29,7 +29,7 @@ def skill_session(skill: Skill) -> str:
 
 def next_fire_ms(expression: str, after_ms: int) -> int:
     """The first time strictly after ``after_ms`` (UTC) that the expression fires."""
-    from croniter import croniter  # noqa: PLC0415
+    from croniter import croniter
 
     start = dt.datetime.fromtimestamp(after_ms / 1000, tz=dt.UTC)
     fire: dt.datetime = croniter(expression, start).get_next(dt.datetime)

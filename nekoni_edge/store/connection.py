@@ -32,7 +32,7 @@ def driver_module() -> ModuleType:
     if stdlib_can_load_extensions():
         return sqlite3
     try:
-        import sqlean  # noqa: PLC0415 - only needed on interpreters without extension loading
+        import sqlean  # only needed on interpreters without extension loading
     except ImportError as exc:
         raise StoreError(
             "this Python's sqlite3 cannot load extensions and the 'sqlean-py' package is not "
@@ -46,7 +46,7 @@ def driver_module() -> ModuleType:
 def prepare(conn: Any) -> None:
     """The one hook every connection goes through: sqlite-vec, WAL, durability, FKs."""
     try:
-        import sqlite_vec  # noqa: PLC0415
+        import sqlite_vec
 
         conn.enable_load_extension(True)
         sqlite_vec.load(conn)

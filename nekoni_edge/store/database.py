@@ -83,7 +83,7 @@ class Database(Devices, MessageLog, TraceLog, KnowledgeStore, SkillStore):
             row = await db._fetchone("SELECT COALESCE(MAX(timestamp), 0) FROM messages")
             db._last_ts = int(row[0]) if row else 0
         except BaseException:
-            if reader._connection is not None:  # noqa: SLF001 - opened before it failed
+            if reader._connection is not None:  # opened before it failed
                 await reader.close()
             await loop.run_in_executor(writer, conn.close)
             writer.shutdown(wait=True)

@@ -184,7 +184,7 @@ def passage_cosines(blobs: Sequence[bytes | None], query: bytes | None
     """Each blob's passage vectors scored against the query, in one matrix product."""
     if query is None or not any(blobs):
         return [() for _ in blobs]
-    import numpy as np  # noqa: PLC0415 - with onnxruntime; not needed to start the box
+    import numpy as np  # with onnxruntime; not needed to start the box
 
     q = np.frombuffer(query, dtype="<f4")
     q = q / (np.linalg.norm(q) or 1.0)

@@ -59,7 +59,7 @@ NEVER = dt.timedelta(days=5 * 365)
 
 def check_cron(expression: object) -> str:
     """A valid five-field cron expression, or SkillError saying what is wrong."""
-    from croniter import croniter  # noqa: PLC0415
+    from croniter import croniter
 
     if not isinstance(expression, str) or not expression.strip():
         raise SkillError("cronExpression must be a non-empty string")

@@ -218,7 +218,7 @@ class GatedSite(web.BaseSite):
     async def _accept(self, listening: socket.socket) -> None:
         loop = asyncio.get_running_loop()
         server = self._runner.server
-        assert server is not None  # noqa: S101 - the runner is set up before its sites start
+        assert server is not None  # the runner is set up before its sites start
         while True:
             try:
                 sock, peer = await loop.sock_accept(listening)

@@ -19,7 +19,7 @@ def pin_host_addresses(addresses: Sequence[str]) -> None:
     aioice gathers from every real interface and leaves out 127.0.0.1, so on a loopback-only
     host (or in tests) the DataChannel would silently never open.
     """
-    import aioice.ice  # noqa: PLC0415 - heavy; only the transport imports it
+    import aioice.ice  # heavy; only the transport imports it
 
     if not hasattr(aioice.ice, _ORIGINAL):
         setattr(aioice.ice, _ORIGINAL, aioice.ice.get_host_addresses)
@@ -38,7 +38,7 @@ def pin_host_addresses(addresses: Sequence[str]) -> None:
 
 def rtc_configuration() -> RTCConfiguration:
     """No STUN, no TURN: the box and its phones share a LAN."""
-    from aiortc import RTCConfiguration  # noqa: PLC0415
+    from aiortc import RTCConfiguration
 
     # iceServers=None would make aiortc add a public STUN server.
     return RTCConfiguration(iceServers=[])

@@ -54,7 +54,7 @@ def unacked_tsns(pc: Any) -> tuple[int | None, int | None]:
     aiortc keeps these in its SCTP transport's ``_sent_queue``; if a release renames it, vanish
     detection falls back to ICE consent and says so once.
     """
-    global _warned  # noqa: PLW0603 - one warning per process
+    global _warned  # one warning per process
     sctp = getattr(pc, "sctp", None)
     if sctp is None:
         return None, None

@@ -97,7 +97,7 @@ class PeerManager:
         self, client_id: str, pub_key: str, sdp: str, remote: str | None = None
     ) -> str:
         """Create this client's peer connection from its (verified, approved) offer."""
-        from aiortc import RTCPeerConnection, RTCSessionDescription  # noqa: PLC0415
+        from aiortc import RTCPeerConnection, RTCSessionDescription
 
         # The caller checked approval in the database just now; the handshake checks this set.
         self._approved.add(pub_key)
@@ -214,7 +214,7 @@ class PeerManager:
 
     async def add_ice(self, candidate: IceCandidate) -> None:
         """Add a trickled candidate to the sender's peer connection."""
-        from aiortc.sdp import candidate_from_sdp  # noqa: PLC0415
+        from aiortc.sdp import candidate_from_sdp
 
         peer = self.peers.get(candidate.sender)
         if peer is None or not candidate.candidate:
@@ -311,7 +311,7 @@ def device_added_words(name: str) -> str:
 
 def _capabilities() -> Any:
     """The box's SCTP capabilities: the largest message it takes (PROTOCOL.md)."""
-    from aiortc import RTCSctpCapabilities  # noqa: PLC0415 - aiortc is imported lazily
+    from aiortc import RTCSctpCapabilities  # aiortc is imported lazily
 
     return RTCSctpCapabilities(maxMessageSize=MAX_MESSAGE_BYTES)
 

@@ -31,16 +31,16 @@ class ReassemblyCap:
         # never has more than the window unacknowledged, so on a lossy link its out-of-order
         # fragments stay under the cap, and only a sender ignoring the window passes it.
         # Installed before the association starts, so the INIT-ACK already says so.
-        sctp._advertised_rwnd = window  # noqa: SLF001
+        sctp._advertised_rwnd = window
         self._window = window
-        self._receive = sctp._receive_data_chunk  # noqa: SLF001
+        self._receive = sctp._receive_data_chunk
         # aiortc has no hook here: the instance's bound method is replaced by the guarded one.
-        sctp._receive_data_chunk = self._guarded  # noqa: SLF001
+        sctp._receive_data_chunk = self._guarded
 
     @property
     def buffered(self) -> int:
         """Bytes of incomplete (or out-of-order) messages aiortc holds right now."""
-        return self._window - int(self._sctp._advertised_rwnd)  # noqa: SLF001
+        return self._window - int(self._sctp._advertised_rwnd)
 
     async def _guarded(self, chunk: Any) -> None:
         if self.tripped:
@@ -50,7 +50,7 @@ class ReassemblyCap:
         self.peak = max(self.peak, held)
         if held > self.limit:
             self.tripped = True
-            self._sctp._inbound_streams.clear()  # noqa: SLF001 - let the fragments go now
+            self._sctp._inbound_streams.clear()  # let the fragments go now
             _LOGGER.warning("a message being reassembled passed %d bytes (%d held); "
                             "closing its peer", self.limit, held)
             self._on_exceeded(held)
@@ -65,14 +65,14 @@ def respect_receive_window(sctp: Any) -> None:
     sender must never have more unacknowledged than the receiver's last advertised window;
     after each SACK the congestion window is clamped to it (never below one packet).
     """
-    from aiortc.rtcsctptransport import USERDATA_MAX_LENGTH  # noqa: PLC0415
+    from aiortc.rtcsctptransport import USERDATA_MAX_LENGTH
 
-    receive_sack = sctp._receive_sack_chunk  # noqa: SLF001
+    receive_sack = sctp._receive_sack_chunk
 
     async def clamped(chunk: Any) -> None:
         await receive_sack(chunk)
-        sctp._cwnd = max(USERDATA_MAX_LENGTH,  # noqa: SLF001
-                         min(sctp._cwnd, int(chunk.advertised_rwnd)))  # noqa: SLF001
+        sctp._cwnd = max(USERDATA_MAX_LENGTH,
+                         min(sctp._cwnd, int(chunk.advertised_rwnd)))
 
     # aiortc has no hook here: the instance's bound method is replaced by the clamped one.
-    sctp._receive_sack_chunk = clamped  # noqa: SLF001
+    sctp._receive_sack_chunk = clamped

@@ -189,7 +189,7 @@ class ChannelSession:
             )
 
     def _sweep_uploads(self) -> None:
-        from nekoni_edge.app.knowledge import expire_uploads  # noqa: PLC0415
+        from nekoni_edge.app.knowledge import expire_uploads
 
         self._sweeper = None
         expire_uploads(self)

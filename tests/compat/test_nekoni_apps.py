@@ -170,7 +170,7 @@ async def test_skills_and_cron_with_nekonis_shapes(daemon: Daemon) -> None:
         # show a job's last run time only, and any ``message`` in the chat (issue: "a cron
         # job's output appears nowhere")
         assert daemon.scheduler is not None
-        daemon.scheduler._clock_ms = lambda: now_ms() + 120_000  # noqa: SLF001 - a minute on
+        daemon.scheduler._clock_ms = lambda: now_ms() + 120_000  # a minute on
         assert await daemon.scheduler.tick() == [job["id"]]
         await app.until(lambda: bool(app.shown.messages), 30)
         [told] = app.shown.messages

@@ -336,7 +336,7 @@ async def test_a_channel_with_another_label_is_refused_and_its_peer_freed(
     await phone.connect()
     try:
         said: asyncio.Queue[str] = asyncio.Queue()
-        other = phone._pc.createDataChannel("other")  # noqa: SLF001
+        other = phone._pc.createDataChannel("other")
         other.on("message", said.put_nowait)
         reply = json.loads(await asyncio.wait_for(said.get(), 10))
         assert reply == {"type": "auth_failed", "reason": "Unexpected channel label: use 'nekoni'"}
@@ -509,7 +509,7 @@ async def test_one_devices_uploads_share_one_budget_across_its_connections(
             sent += 1
         assert "too much upload data buffered for this device" in reply["message"]
         assert daemon.peers is not None
-        [budget] = daemon.peers._budgets.values()  # noqa: SLF001
+        [budget] = daemon.peers._budgets.values()
         print(f"refused after {sent} segments ({sent * len(segment) * 3 // 4 / 2**20:.2f} MiB "
               f"over 2 connections); the device holds {budget.buffered / 2**20:.2f} MiB")
         assert budget.buffered <= cap
@@ -518,7 +518,7 @@ async def test_one_devices_uploads_share_one_budget_across_its_connections(
         for phone in phones:
             await phone.close()
     assert daemon.peers is not None
-    assert daemon.peers._budgets == {}  # noqa: SLF001 - all closed: nothing held for it
+    assert daemon.peers._budgets == {}  # all closed: nothing held for it
 
 
 
@@ -530,9 +530,9 @@ def lossy_after(phone: PhoneClient, clean: int, seed: int) -> list[int]:
 
     from aiortc.rtcsctptransport import DataChunk
 
-    assert phone._pc is not None  # noqa: SLF001
-    sctp = phone._pc.sctp  # noqa: SLF001
-    send = sctp._send_chunk  # noqa: SLF001
+    assert phone._pc is not None
+    sctp = phone._pc.sctp
+    send = sctp._send_chunk
     rng = random.Random(seed)
     tries: dict[int, int] = {}
     lost = [0]
@@ -546,7 +546,7 @@ def lossy_after(phone: PhoneClient, clean: int, seed: int) -> list[int]:
                 return
         await send(chunk)
 
-    sctp._send_chunk = maybe_send  # noqa: SLF001
+    sctp._send_chunk = maybe_send
     return lost
 
 

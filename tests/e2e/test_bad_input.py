@@ -197,4 +197,4 @@ async def test_an_honest_upload_over_a_lossy_link_succeeds_every_time(
         finally:
             await phone.close()
         assert not daemon.peers.limiter.is_blocked(key, now=time.monotonic())
-        assert not daemon.peers.limiter._failures.get(key)  # noqa: SLF001 - none counted
+        assert not daemon.peers.limiter._failures.get(key)  # none counted

@@ -286,7 +286,7 @@ async def test_phone_vanishing_mid_stream_is_noticed(settings: Any, llama_provid
             assert box.db is not None
             reply: list[Any] = []
             while not reply:  # the cancelled turn keeps what was streamed, written just after
-                await asyncio.sleep(0.02)  # noqa: ASYNC110 - a database read, not an event
+                await asyncio.sleep(0.02)  # a database read, not an event
                 reply = [m for m in await box.db.recent_messages("vanish", 10)
                          if m.role == "assistant"]
         print(f"vanished phone freed after {freed:.2f} s")

@@ -324,7 +324,7 @@ async def test_a_stranger_who_wins_the_race_gains_nothing_lasting(box: Daemon,
             [held] = [d for d in await box.db.list_devices() if d.pub_key == stranger.pub_key]
             assert held.on_probation(now_ms() + 3_600_000)
             # the label's code pairs the owner and removes the stranger, its channel closed
-            coded = PhoneClient(owner._key, f"{url(box)}/p/{box.setup_code}")  # noqa: SLF001
+            coded = PhoneClient(owner._key, f"{url(box)}/p/{box.setup_code}")
             try:
                 assert await coded.pair("owner") == "approved"
             finally:

@@ -121,7 +121,7 @@ async def ingest_and_die(phone: PhoneClient, n: int, box: Box, rng: random.Rando
     box.kill()
     try:
         await asyncio.wait_for(task, 5)
-    except (Exception, asyncio.CancelledError):  # noqa: S110 - the box died under it
+    except (Exception, asyncio.CancelledError):  # the box died under it
         pass
 
 

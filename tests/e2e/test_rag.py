@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from benchmarks.rag_corpus import DOCUMENTS
 from nekoni_edge.agent.answer import NOTES_HEADER
 from nekoni_edge.client.phone import PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
 from tests.e2e.helpers import approved
 from tests.pdf import make_pdf
-from tests.rag.corpus import DOCUMENTS
 
 pytestmark = pytest.mark.slow
 
@@ -193,7 +193,7 @@ async def test_the_embedder_loads_only_when_needed(settings: Any, llama_model: A
         box = Daemon(dataclasses.replace(settings, tools=tools), provider=provider)
         await box.start()
         try:
-            embedder = box._embedder  # noqa: SLF001
+            embedder = box._embedder
             assert isinstance(embedder, OnDemandEmbedder)
             async with PhoneClient(await approved(box), f"http://127.0.0.1:{box.port}") as phone:
                 async with aclosing(phone.ask("Hello there.")) as stream:

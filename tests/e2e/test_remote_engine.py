@@ -45,7 +45,7 @@ class Engine:
 
     def start(self) -> None:
         out = self.log.open("ab")
-        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+        self.process = subprocess.Popen(  # our own interpreter and arguments
             [sys.executable, "-m", "llama_cpp.server", "--model", str(default_gguf()),
              "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(self.port),
              "--n_ctx", "2048", "--n_threads", "1", "--verbose", "false"],

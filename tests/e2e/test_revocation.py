@@ -49,7 +49,7 @@ async def cut_off_while_chatting(box: Daemon, key: Ed25519PrivateKey,
 
         opened = asyncio.Event()
         try:
-            channel: Any = phone._pc.createDataChannel("nekoni")  # noqa: SLF001
+            channel: Any = phone._pc.createDataChannel("nekoni")
         except InvalidStateError:  # the phone already knows its connection is closed
             channel = None
         if channel is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.household import notes, questions
+from benchmarks.rag_corpus import DOCUMENTS, QUESTIONS
 from nekoni_edge.rag import knowledge
 from nekoni_edge.rag.chunk import Chunk
 from nekoni_edge.rag.embed import Embedder
@@ -18,7 +19,6 @@ from nekoni_edge.rag.knowledge import Ingested, KnowledgeBase, base_name
 from nekoni_edge.store.database import Database
 from nekoni_edge.store.knowledge import IngestInProgress
 from tests.pdf import make_pdf
-from tests.rag.corpus import DOCUMENTS, QUESTIONS
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ async def test_a_job_that_can_never_fire_does_not_stop_the_others(setup: Any) ->
     store, scheduler, clock, ran = setup
     skill = await store.create_skill("S", "prompt")
     minute = await store.create_job(skill.id, "* * * * *", now=clock.now)
-    await store.write(lambda conn: conn.execute(  # noqa: SLF001 - an old row, as stored
+    await store.write(lambda conn: conn.execute(  # an old row, as stored
         "INSERT INTO cron_jobs (id, skill_id, cron_expression, enabled, created_at) "
         "VALUES ('cj_feb30', ?, '0 0 30 2 *', 1, ?)", (skill.id, clock.now)))
     clock.now += 120 * 1000
