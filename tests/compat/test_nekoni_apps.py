@@ -236,9 +236,10 @@ async def test_the_mobile_app_pairs_and_chats_over_the_plain_app_port(
 
 
 def test_the_page_draws_both_codes() -> None:
-    page = (Path(cli.__file__).parent / "web" / "index.html").read_text(encoding="utf-8")
+    web = Path(cli.__file__).parent.parent / "web"
+    page = (web / "index.html").read_text(encoding="utf-8")
     assert "Pair a nekoni app" in page
-    script = (Path(cli.__file__).parent / "web" / "app.js").read_text(encoding="utf-8")
+    script = (web / "app.js").read_text(encoding="utf-8")
     assert "/api/pair/qr?app=" in script
     assert sys.version_info >= (3, 11)
 
