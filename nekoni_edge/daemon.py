@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import ipaddress
 import logging
 import os
 import signal
@@ -41,8 +40,8 @@ from nekoni_edge.skills.scheduler import Scheduler, run_skill, skill_session
 from nekoni_edge.store.database import Database, now_ms
 from nekoni_edge.store.skills import Skill
 from nekoni_edge.traces import Tracer
-from nekoni_edge.transport.cors import cors
 from nekoni_edge.transport.gate import ConnectionGate, GatedSite, Limits, descriptor_limit
+from nekoni_edge.transport.http_api import HttpApi
 from nekoni_edge.transport.ice import pin_host_addresses
 from nekoni_edge.transport.peers import PeerManager
 from nekoni_edge.transport.signaling_server import SignalingEndpoint
@@ -54,20 +53,9 @@ STATUS_EVERY_S = 30.0
 # A connection that has sent no (complete) request for this long is closed, the first one
 # included: aiohttp's default is an hour, so silent sockets would hold the box's descriptors.
 HTTP_IDLE_S = 15.0
-QR_CACHE = 16  # pairing codes kept drawn (two apps a listening address)
 # At a stop, what an HTTP request still running may take (the unit's TimeoutStopSec is 30 s;
 # sockets and peers are closed before, so nothing long is left by then).
 SHUTDOWN_WAIT_S = 2.0
-
-
-def own_host(request: web.Request, port: int) -> str:
-    """``address:port`` of the box's own socket the request arrived on: what a phone on that
-    network reaches. Never the request's Host header, which the sender chooses."""
-    sockname = request.transport.get_extra_info("sockname") if request.transport else None
-    if not sockname:
-        return f"127.0.0.1:{port}"
-    address, local_port = str(sockname[0]), int(sockname[1])
-    return f"[{address}]:{local_port}" if ":" in address else f"{address}:{local_port}"
 
 
 def private_dir(path: Path) -> None:
@@ -118,7 +106,7 @@ class Daemon:
         self.loopback_port: int | None = None
         self.app_port: int | None = None
         self._app_runner: web.AppRunner | None = None
-        self._qr_drawn: dict[str, str] = {}  # pairing code text -> its SVG
+        self.http: HttpApi | None = None  # the HTTP door (signaling, /api, the page's code)
         self.certificate: tls.Certificate | None = None
         self.engine: FallbackProvider | None = None  # with model_url: the engine and fallback
         self.pub_key = ""
@@ -165,7 +153,8 @@ class Daemon:
                 key, self.agent_id, self.room_id, self.db, self.peers,
                 is_waiting=self.pairing.asking, on_trusted=self.gate.trust,
             )
-            app = self._api()
+            self.http = self._http_api()
+            app = self.http.app()
             webpage.add_routes(app)
             self._runner = web.AppRunner(app, access_log=None, keepalive_timeout=HTTP_IDLE_S,
                                          shutdown_timeout=SHUTDOWN_WAIT_S)
@@ -207,20 +196,24 @@ class Daemon:
     async def _disconnect(self, pub_key: str) -> int:
         return await self.peers.disconnect(pub_key) if self.peers is not None else 0
 
-    def _api(self) -> web.Application:
-        """What phones use: signaling and ``/api/*`` (with CORS for nekoni's web app)."""
+    def _http_api(self) -> HttpApi:
+        """The HTTP door phones use, over the signaling endpoint and pairing built before."""
         assert self.signaling is not None
         assert self.pairing is not None
-        app = web.Application(client_max_size=64 * 1024, middlewares=[cors])
-        # Each under the label's URLs too (``/p/<setup code>/…``), where a phone that scanned
-        # the label keeps talking to the box; only pairing reads the code.
-        for prefix in ("", SETUP_PREFIX + "/{code}"):
-            app.router.add_get(prefix + SIGNAL_PATH, self.signaling.handle)
-            app.router.add_get(prefix + "/api/info", self._info)
-            app.router.add_post(prefix + "/api/pair", self.pairing.handle_pair)
-            app.router.add_get(prefix + "/api/pair/status", self.pairing.handle_status)
-        app.router.add_get("/api/pair/qr", self._qr)
-        return app
+        box = self.box
+        assert box is not None
+
+        async def pair_code(app: str, address: str) -> dict[str, Any]:
+            # The same handler as every other door's ``pair_code``; only the drawing is HTTP's.
+            [reply] = await local.request(box, {"type": "pair_code", "app": app,
+                                                "address": address})
+            return reply
+
+        return HttpApi(
+            signal=self.signaling.handle, pair=self.pairing.handle_pair,
+            pair_status=self.pairing.handle_status,
+            info=lambda host, secure: self.info(host, secure=secure), pair_code=pair_code,
+            lan_address=self.lan_address, port=lambda: self.port)
 
     async def _listen(self) -> None:
         """The LAN listener (HTTPS unless told otherwise), and plain HTTP on loopback beside it."""
@@ -246,7 +239,8 @@ class Daemon:
         if context is not None and s.app_port >= 0:
             # nekoni's mobile app cannot trust the certificate; the channel it opens is bound
             # by the signed SDP all the same (SECURITY.md: the plain app port).
-            self._app_runner = web.AppRunner(self._api(), access_log=None,
+            assert self.http is not None
+            self._app_runner = web.AppRunner(self.http.app(), access_log=None,
                                              keepalive_timeout=HTTP_IDLE_S,
                                              shutdown_timeout=SHUTDOWN_WAIT_S)
             await self._app_runner.setup()
@@ -291,40 +285,16 @@ class Daemon:
     def _make_led(self) -> LedOutput:
         if self.settings.gpio == "off":
             return LogLed()
-        from nekoni_edge.pairing.hardware import GpioLed, GpioUnavailable
+        from nekoni_edge.pairing.hardware import gpio_led
 
-        try:
-            led = GpioLed(self.settings.led_pin)
-        except GpioUnavailable as exc:
-            _LOGGER.info("no GPIO LED (%s); LED changes are logged", exc)
-            return LogLed()
-        self._hardware.append(led)
-        return led
+        return gpio_led(self.settings.led_pin, self._hardware)
 
     def _start_button(self) -> None:
         assert self.pairing is not None
-        if self.settings.gpio == "off":
-            return
-        from nekoni_edge.pairing.hardware import GpioButton, GpioUnavailable
+        if self.settings.gpio != "off":
+            from nekoni_edge.pairing.hardware import start_button
 
-        pairing = self.pairing
-        tasks: set[asyncio.Task[None]] = set()
-
-        def spawn(coro: Any) -> None:
-            task = asyncio.get_running_loop().create_task(coro)
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
-
-        try:
-            button = GpioButton(
-                self.settings.button_pin, pull_up=self.settings.button_pull_up,
-                on_press=lambda: spawn(pairing.press()),
-                on_long_press=lambda: spawn(pairing.long_press()),
-            )
-        except GpioUnavailable as exc:
-            _LOGGER.info("no GPIO button (%s); simulate it with 'nekoni-edge press'", exc)
-            return
-        self._hardware.append(button)
+            start_button(self.settings, self.pairing, self._hardware)
 
     def _txt(self) -> dict[str, str]:
         # Not whether the pairing window is open: a stranger watching for it could ask in the
@@ -362,9 +332,6 @@ class Daemon:
             "knowledgeError": self.chat.knowledge_error if self.chat else None,
         }
 
-    async def _info(self, request: web.Request) -> web.Response:
-        return web.json_response(self.info(own_host(request, self.port), secure=request.secure))
-
     def lan_address(self) -> str:
         """The address a phone on the LAN reaches the box at (for the pairing code)."""
         s = self.settings
@@ -395,33 +362,6 @@ class Daemon:
             agent_name=self.settings.agent_name, endpoint=endpoint,
             https=main if app == "web" and main.secure else None,
         )
-
-    async def _qr(self, request: web.Request) -> web.Response:
-        """``GET /api/pair/qr?app=web|mobile``: the pairing code as SVG (the box's page)."""
-        app = request.query.get("app", "web")
-        if app not in qr.APPS:
-            raise web.HTTPBadRequest(text=f"app must be one of {', '.join(qr.APPS)}")
-        address = own_host(request, self.port).rpartition(":")[0].strip("[]")
-        if ipaddress.ip_address(address).is_loopback:
-            address = self.lan_address()  # asked on the box itself: what a phone would use
-        assert self.box is not None  # routes are served once the box is built
-        # The same handler as every other door's ``pair_code``; only the drawing is HTTP's.
-        [reply] = await local.request(self.box, {"type": "pair_code", "app": app,
-                                                 "address": address})
-        if reply.get("type") != "pair_code_response":
-            raise web.HTTPBadRequest(text=str(reply.get("message")))
-        text = str(reply["text"])
-        # Drawn once per code: unauthenticated, each drawing cost ~20 ms of Python, and a loop
-        # of requests took the phone's first token from 0.11 s to 5.5 s. The codes are few (an
-        # app and an address the box listens on), so the cache stays small.
-        body = self._qr_drawn.get(text)
-        if body is None:
-            body = await asyncio.to_thread(qr.svg, text, inverted=app == "web")
-            if len(self._qr_drawn) >= QR_CACHE:
-                self._qr_drawn.pop(next(iter(self._qr_drawn)))
-            self._qr_drawn[text] = body
-        return web.Response(text=body, content_type="image/svg+xml",
-                            headers={"Cache-Control": "no-store"})
 
     async def stop(self) -> None:
         """Stop in reverse order; safe to call twice."""

@@ -43,7 +43,8 @@ def test_devices_by_hand(tmp_path: Path) -> None:
     key = "QXlBPXoTe7ywIt4SYVgrsus-ZIcW149W7XsUxDhtzOA"
     data = ["--data-dir", str(tmp_path)]
     assert run("devices", *data, "add", key, "--name", "Ada").stdout.strip() == "approved"
-    assert run("devices", *data, "add", key).stdout.strip() == "already approved"
+    assert run("devices", *data, "add", key).stdout.strip() == \
+        "already approved: confirmed (no longer on probation)"
     listed = run("devices", *data, "list").stdout
     assert key in listed
     assert "Ada" in listed
@@ -53,7 +54,7 @@ def test_devices_by_hand(tmp_path: Path) -> None:
     dashed = "-FLjldmFv5F6fNx02yYxyEysuEjJuOH4BaVkRPQd5P8"
     assert run("devices", *data, "add", dashed, "--name", "Bo").stdout.strip() == "approved"
     assert run("devices", *data, "add", "--name", "Bo", dashed).stdout.strip() \
-        == "already approved"
+        == "already approved: confirmed (no longer on probation)"
     assert f"{dashed}  Bo" in run("devices", *data, "list").stdout
     assert run("devices", *data, "remove", dashed).stdout.strip() == "removed"
     bad = run("devices", *data, "add", "nope")

@@ -13,7 +13,16 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nekoni_edge.cli.common import _at_the_box, _here, _refused, _reply, _said, _settings
+from nekoni_edge.cli.common import (
+    _at_the_box,
+    _daemon_serves,
+    _here,
+    _printed_refusal,
+    _refused,
+    _reply,
+    _said,
+    _settings,
+)
 from nekoni_edge.config import Settings
 
 
@@ -52,8 +61,7 @@ async def _qr(args: argparse.Namespace) -> int:
         print(f"error: the box is not running (no daemon at {settings.control_path}: {exc}); "
               "start it first", file=sys.stderr)
         return 1
-    if (refusal := _refused(replies)) is not None:
-        print(f"error: {refusal}", file=sys.stderr)
+    if _printed_refusal(replies):
         return 2
     text = str(_reply(replies, "pair_code_response")["text"])
     if args.text:
@@ -111,11 +119,10 @@ async def _devices(args: argparse.Namespace) -> int:
     if args.action == "add":  # the box's owner approves a key by hand, through the handlers
         replies = await _at_the_box(settings, {"type": "device_add",
                                                "mobilePubKey": args.pub_key, "name": args.name})
-        if (refusal := _refused(replies)) is not None:
-            print(f"error: {refusal}", file=sys.stderr)
+        if _printed_refusal(replies):
             return 2
         print("approved" if _reply(replies, "device_add_response")["added"]
-              else "already approved")
+              else "already approved: confirmed (no longer on probation)")
         return 0
     remove = {"type": "device_remove", "mobilePubKey": args.pub_key} \
         if args.action == "remove" else None
@@ -284,8 +291,7 @@ async def _ask(args: argparse.Namespace) -> int:
     settings = _settings(args)
     replies = await _at_the_box(settings, {"type": "rag_search", "query": args.question,
                                            "topK": args.top_k})
-    if (refusal := _refused(replies)) is not None:
-        print(f"error: {refusal}", file=sys.stderr)
+    if _printed_refusal(replies):
         return 2
     hits = _reply(replies, "rag_search_response")["hits"]
     if not hits:
@@ -381,8 +387,7 @@ async def _traces(args: argparse.Namespace) -> int:
         if args.session:
             request["sessionId"] = args.session
         replies = await _at_the_box(settings, request)
-        if (refusal := _refused(replies)) is not None:
-            print(f"error: {refusal}", file=sys.stderr)
+        if _printed_refusal(replies):
             return 2
         for event in _reply(replies, "trace_list_response")["events"]:
             after = max(after, int(event["row"]))
@@ -392,6 +397,12 @@ async def _traces(args: argparse.Namespace) -> int:
             print(f"{stamp} {event['sessionId'][:20]:<20} {event['type']:<11} {phase:<8} "
                   f"{json.dumps(extra, ensure_ascii=False)[:120]}", flush=True)
         if not args.follow:
+            return 0
+        if not await _daemon_serves(settings):
+            # Nothing writes traces without a daemon: following would start and stop the
+            # box's handlers here every half second to read the same rows.
+            print(f"(no daemon serves {settings.data_dir}: no new events will come)",
+                  file=sys.stderr)
             return 0
         await asyncio.sleep(0.5)
 

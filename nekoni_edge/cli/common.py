@@ -54,6 +54,17 @@ async def _at_the_box(settings: Settings, message: dict[str, Any], *,
         await daemon.stop()
 
 
+async def _daemon_serves(settings: Settings) -> bool:
+    """True if a daemon answers on this data dir's control socket."""
+    from nekoni_edge.pairing.control import NO_DAEMON, send_request
+
+    try:
+        await send_request(settings.control_path, {"type": "ping"})
+    except NO_DAEMON:
+        return False
+    return True
+
+
 async def _here(settings: Settings, *, with_model: bool) -> tuple[Any, Any]:
     """No daemon serves the data dir: a box started here (no network) for the same handlers,
     and the ``Box`` its requests go through; said on stderr."""
@@ -73,6 +84,15 @@ def _refused(replies: list[dict[str, Any]]) -> str | None:
     return None
 
 
+def _printed_refusal(replies: list[dict[str, Any]]) -> bool:
+    """Print the words of an error reply among ``replies`` (the one way a refusal is shown);
+    True if there was one."""
+    if (refusal := _refused(replies)) is None:
+        return False
+    print(f"error: {refusal}", file=sys.stderr)
+    return True
+
+
 def _reply(replies: list[dict[str, Any]], kind: str) -> dict[str, Any]:
     return next(r for r in replies if r.get("type") == kind)
 
@@ -80,8 +100,7 @@ def _reply(replies: list[dict[str, Any]], kind: str) -> dict[str, Any]:
 def _said(replies: list[dict[str, Any]], kind: str, flag: str, done: str) -> int | None:
     """The daemon's answer to a change: 2 printed with its words if refused; with ``kind``,
     ``done`` or "not found" by the reply's ``flag`` (exit 0 or 1); None: the caller prints."""
-    if (refusal := _refused(replies)) is not None:
-        print(f"error: {refusal}", file=sys.stderr)
+    if _printed_refusal(replies):
         return 2
     if not kind:
         return None

@@ -6,9 +6,13 @@ import asyncio
 import logging
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nekoni_edge.pairing.window import LED_WORDS, LONG_PRESS_S, Led
+
+if TYPE_CHECKING:
+    from nekoni_edge.config import Settings
+    from nekoni_edge.pairing.service import LedOutput, PairingService
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -101,3 +105,37 @@ class GpioLed:
 
     def close(self) -> None:
         self._led.close()
+
+
+def gpio_led(pin: int, hardware: list[Any]) -> LedOutput:
+    """The LED on ``pin`` (kept in ``hardware`` to be closed), or log lines without GPIO."""
+    from nekoni_edge.pairing.service import LogLed
+
+    try:
+        led = GpioLed(pin)
+    except GpioUnavailable as exc:
+        _LOGGER.info("no GPIO LED (%s); LED changes are logged", exc)
+        return LogLed()
+    hardware.append(led)
+    return led
+
+
+def start_button(settings: Settings, pairing: PairingService, hardware: list[Any]) -> None:
+    """The button: a press and a long press go to ``pairing`` on the running loop."""
+    tasks: set[asyncio.Task[None]] = set()
+
+    def spawn(coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    try:
+        button = GpioButton(
+            settings.button_pin, pull_up=settings.button_pull_up,
+            on_press=lambda: spawn(pairing.press()),
+            on_long_press=lambda: spawn(pairing.long_press()),
+        )
+    except GpioUnavailable as exc:
+        _LOGGER.info("no GPIO button (%s); simulate it with 'nekoni-edge press'", exc)
+        return
+    hardware.append(button)
