@@ -6,24 +6,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from nekoni_edge.cli.common import (
+    _add_settings_args,
     _at_the_box,
+    _change_or_list,
     _daemon_serves,
-    _here,
     _printed_refusal,
     _refused,
     _reply,
-    _said,
     _settings,
+    _settings_args_after,
 )
-from nekoni_edge.config import Settings
 
 
 async def _serve(args: argparse.Namespace) -> int:
@@ -98,21 +96,6 @@ async def _request(args: argparse.Namespace) -> int:
     return 2 if _refused(replies) is not None else 0
 
 
-async def _change_or_list(settings: Settings, change: dict[str, Any] | None,
-                          changed: tuple[str, str], listing: str, field: str,
-                          show: Callable[[dict[str, Any]], None]) -> int:
-    """``change`` (its reply's type and the flag saying it was done, printed as the flag's
-    name or "not found"), or, with none, the ``listing`` request's ``field``, each shown."""
-    replies = await _at_the_box(settings, change or {"type": listing})
-    kind, flag = changed
-    code = _said(replies, kind if change is not None else "", flag, flag)
-    if code is not None:
-        return code
-    for item in _reply(replies, f"{listing}_response")[field]:
-        show(item)
-    return 0
-
-
 async def _devices(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
@@ -135,247 +118,6 @@ def _print_device(pub_key: str, name: str, last_seen: int | None) -> None:
     seen = time.strftime("%Y-%m-%d %H:%M", time.localtime(last_seen / 1000)) \
         if last_seen else "never"
     print(f"{pub_key}  {name or '-'}  last seen {seen}")
-
-
-def _files(paths: Sequence[Path]) -> list[Path]:
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file()
-                                and not any(part.startswith(".") for part in p.parts)))
-        else:
-            found.append(path)
-    return found
-
-
-def _progress_bar(name: str) -> Any:
-    from nekoni_edge.progress import Eta, in_words
-
-    eta: Eta | None = None
-
-    def show(done: int, total: int) -> None:
-        nonlocal eta
-        eta = eta or Eta(total)
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r  {name[:40]:<40} [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} chunks {in_words(eta.seconds_left(done)):<22}")
-        sys.stderr.flush()
-    return show
-
-
-class _HereDoor:
-    """A conversation with the box's own handlers run in this process (no daemon serves the
-    data dir): the same messages and replies as through the daemon's control socket."""
-
-    def __init__(self, box: Any) -> None:
-        from nekoni_edge.app import local
-
-        self._in: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self._out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self._task = asyncio.get_running_loop().create_task(
-            local.conversation(box, self._messages(), self._out.put_nowait))
-
-    async def _messages(self) -> AsyncIterator[dict[str, Any]]:
-        while (message := await self._in.get()) is not None:
-            yield message
-
-    async def send(self, message: dict[str, Any]) -> None:
-        await self._in.put(message)
-
-    async def done_sending(self) -> None:
-        await self._in.put(None)
-
-    async def reply(self) -> dict[str, Any] | None:
-        while self._out.empty() and not self._task.done():
-            waiting = asyncio.ensure_future(self._out.get())
-            await asyncio.wait({waiting, self._task}, return_when=asyncio.FIRST_COMPLETED)
-            if waiting.done():
-                return waiting.result()
-            waiting.cancel()
-        if not self._out.empty():
-            return self._out.get_nowait()
-        self._task.result()  # what the conversation raised, if anything
-        return None
-
-    async def close(self) -> None:
-        await self.done_sending()
-        await asyncio.wait({self._task})
-
-
-async def _upload(door: Any, name: str, data: bytes) -> dict[str, Any]:
-    """One file as a phone sends it (``rag_upload_start``, base64 segments), then the replies
-    up to its result; the ingest's progress shows as a bar. Raises ExtractError on refusal."""
-    import base64
-
-    from nekoni_edge.rag.extract import ExtractError
-    from nekoni_edge.rag.upload import MAX_SEGMENT_CHARS
-
-    segment = MAX_SEGMENT_CHARS * 3 // 4
-    parts = [data[i : i + segment] for i in range(0, len(data), segment)] or [b""]
-    upload_id = f"cli-{os.getpid()}-{time.monotonic_ns()}"
-    await door.send({"type": "rag_upload_start", "uploadId": upload_id, "filename": name,
-                     "totalChunks": len(parts)})
-    for index, part in enumerate(parts):
-        await door.send({"type": "rag_upload_chunk", "uploadId": upload_id, "index": index,
-                         "content": base64.b64encode(part).decode("ascii")})
-    await door.done_sending()
-    show = _progress_bar(name)
-    while (reply := await door.reply()) is not None:
-        kind = reply.get("type")
-        if kind == "rag_ingest_progress":
-            show(int(reply["chunksDone"]), int(reply["chunksTotal"]))
-        elif kind == "rag_upload_response":
-            result: dict[str, Any] = reply
-            return result
-        elif kind in ("rag_error", "error"):
-            raise ExtractError(name, str(reply.get("message")))
-    raise ExtractError(name, "the box closed the conversation without a result")
-
-
-async def _ingest(args: argparse.Namespace) -> int:
-    """Each file goes to the box as a phone's upload does: through the running daemon (its
-    one writer), or, when none serves the data dir, through the same handlers run here."""
-    from nekoni_edge.daemon import Daemon
-    from nekoni_edge.pairing.control import NO_DAEMON, ControlDoor
-    from nekoni_edge.rag.extract import ExtractError
-
-    settings = _settings(args)
-    files = _files(args.paths)
-    failed = 0
-    here: Daemon | None = None
-    try:
-        for number, path in enumerate(files, start=1):
-            print(f"[{number}/{len(files)}] {path}", file=sys.stderr)
-            door: Any
-            try:
-                data = _read_document(path, settings.rag_max_file_bytes)
-                try:
-                    door = await ControlDoor.open(settings.control_path)
-                except NO_DAEMON:
-                    if here is None:
-                        here, box = await _here(settings, with_model=False)
-                    door = _HereDoor(box)
-                try:
-                    result = await _upload(door, path.name, data)
-                finally:
-                    await door.close()
-            except (ExtractError, OSError) as exc:
-                failed += 1
-                print(f"\n  error: {exc}", file=sys.stderr)
-                continue
-            print(f"\n  stored: {result['docId']} ({result['chunks']} chunks)", file=sys.stderr)
-    finally:
-        if here is not None:
-            await here.stop()
-    print(f"{len(files) - failed} of {len(files)} documents ingested", file=sys.stderr)
-    return 1 if failed else 0
-
-
-def _read_document(path: Path, limit: int) -> bytes:
-    from nekoni_edge.rag.extract import ExtractError
-
-    if path.stat().st_size > limit:
-        raise ExtractError(path.name, f"is larger than rag_max_file_bytes ({limit} bytes)")
-    return path.read_bytes()
-
-
-async def _docs(args: argparse.Namespace) -> int:
-    delete = {"type": "rag_delete", "docId": args.doc_id} if args.action == "delete" else None
-    return await _change_or_list(
-        _settings(args), delete, ("rag_delete_response", "deleted"), "rag_list", "documents",
-        lambda d: print(f"{d['doc_id']}  {d['chunks']:>5} chunks  {d['source']}"))
-
-
-async def _ask(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    replies = await _at_the_box(settings, {"type": "rag_search", "query": args.question,
-                                           "topK": args.top_k})
-    if _printed_refusal(replies):
-        return 2
-    hits = _reply(replies, "rag_search_response")["hits"]
-    if not hits:
-        print(f"nothing in the knowledge base scores above {settings.rag_min_score}",
-              file=sys.stderr)
-        return 1
-    for hit in hits:
-        where = f"{hit['source']}" + (f" p.{hit['page']}" if hit["page"] else "")
-        print(f"{hit['score']:.3f}  [{where}]  {hit['content'][:300]}")
-    return 0
-
-
-async def _skills(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    messages: dict[str, dict[str, Any]] = {
-        "list": {"type": "skill_list"},
-        "create": {"type": "skill_create", "name": args.name if args.action == "create" else "",
-                   "prompt": getattr(args, "prompt", ""),
-                   "description": getattr(args, "description", "")},
-        "delete": {"type": "skill_delete", "id": getattr(args, "skill_id", "")},
-        "run": {"type": "skill_run", "id": getattr(args, "skill_id", "")},
-    }
-    replies = await _at_the_box(settings, messages[args.action],
-                                with_model=args.action == "run")
-    return _print_skill_replies(args.action, replies)
-
-
-def _deleted(replies: list[dict[str, Any]]) -> int:
-    """A delete's answer: "not found" (exit 1) for an unknown id, else as ``_said``."""
-    if any(r.get("type") == "skill_error" and r.get("code") == "NOT_FOUND" for r in replies):
-        print("not found")
-        return 1
-    code = _said(replies, "", "", "")
-    if code is not None:
-        return code
-    print("deleted")
-    return 0
-
-
-def _print_skill_replies(action: str, replies: list[dict[str, Any]]) -> int:
-    if action == "delete":
-        return _deleted(replies)
-    code = _said(replies, "", "", "")
-    if code is not None:
-        return code
-    if action == "create":
-        print(_reply(replies, "skill_response")["skill"]["id"])
-    elif action == "run":
-        print(_reply(replies, "skill_run_response")["result"])
-    else:
-        for skill in _reply(replies, "skill_list_response")["skills"]:
-            print(f"{skill['id']}  {skill['name']}  {skill['prompt'][:60]!r}")
-    return 0
-
-
-async def _cron(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    messages: dict[str, dict[str, Any]] = {
-        "list": {"type": "cron_list"},
-        "create": {"type": "cron_create", "skillId": getattr(args, "skill_id", ""),
-                   "cronExpression": getattr(args, "expression", ""),
-                   "enabled": not getattr(args, "disabled", False)},
-        "delete": {"type": "cron_delete", "id": getattr(args, "job_id", "")},
-    }
-    replies = await _at_the_box(settings, messages[args.action])
-    if args.action == "delete":
-        return _deleted(replies)
-    code = _said(replies, "", "", "")
-    if code is not None:
-        return code
-    if args.action == "create":
-        print(_reply(replies, "cron_response")["job"]["id"])
-    else:
-        for job in _reply(replies, "cron_list_response")["jobs"]:
-            _print_job(job["id"], job["skillId"], job["cronExpression"], job["enabled"],
-                       job["lastRun"])
-    return 0
-
-
-def _print_job(job_id: str, skill_id: str, expression: str, enabled: bool,
-               last_run: int | None) -> None:
-    last = time.strftime("%Y-%m-%d %H:%M", time.gmtime(last_run / 1000)) if last_run else "never"
-    print(f"{job_id}  {skill_id}  {expression!r:<16} {'on ' if enabled else 'off'}  "
-          f"last run {last} UTC")
 
 
 async def _traces(args: argparse.Namespace) -> int:
@@ -430,3 +172,74 @@ async def _identity(args: argparse.Namespace) -> int:
     print(f"pubKey {public_key_b64(key)}")
     print(f"name {box_name(key)}")
     return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register this module's commands, each with its handler."""
+    serve = sub.add_parser("serve", help="run the daemon until SIGTERM")
+    serve.set_defaults(func=_serve)
+    _add_settings_args(serve)
+    serve.add_argument("--host", help="address to listen on (default 0.0.0.0)")
+    serve.add_argument("--port", type=int, help="HTTP/signaling port (default 8470)")
+    serve.add_argument("--model", type=Path, help="GGUF model file (default: the embedded one)")
+
+    press = sub.add_parser("press", help="simulate the box's button (on the box itself)")
+    press.set_defaults(func=_press)
+    _add_settings_args(press)
+    press.add_argument("--long", action="store_true", help="a long press: clear all pairings")
+
+    code = sub.add_parser("qr", help="show the QR code nekoni's apps scan to add this box "
+                                      "(on the box itself, while it runs)")
+    code.set_defaults(func=_qr)
+    _add_settings_args(code)
+    code.add_argument("--app", choices=("mobile", "web"), default="mobile",
+                      help="which nekoni app scans it (default: mobile)")
+    code.add_argument("--png", type=Path, metavar="FILE", help="also write it as a PNG image")
+    code.add_argument("--text", action="store_true", help="print only the code's text")
+    code.add_argument("--label", action="store_true",
+                      help="the label's code, with the box's setup code: a phone that scans it "
+                           "is paired by a press whoever else asks (keep it with the box)")
+
+    request = sub.add_parser("request", help="send any message to the box as a phone would "
+                                             "(JSON), print its replies (one JSON line each)")
+    request.set_defaults(func=_request)
+    _add_settings_args(request)
+    request.add_argument("message", help='e.g. \'{"type": "device_rename", "mobilePubKey": '
+                                         '"...", "name": "Kitchen tablet"}\'')
+    request.add_argument("--model", action="store_true",
+                         help="load the model when no daemon serves (a chat, a skill run)")
+
+    config = sub.add_parser("config", help="show the effective configuration")
+    config.set_defaults(func=_config)
+    _add_settings_args(config)
+    config.add_argument("action", choices=["show"])
+
+    doctor = sub.add_parser("doctor", help="check what the box needs; non-zero exit on failure")
+    doctor.set_defaults(func=_doctor)
+    _add_settings_args(doctor)
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
+
+    identity = sub.add_parser("identity", help="create (if needed) and show the box's key "
+                              "and default name")
+    identity.set_defaults(func=_identity)
+    _add_settings_args(identity)
+
+    traces = sub.add_parser("traces", help="what the agent did, step by step")
+    traces.set_defaults(func=_traces)
+    _add_settings_args(traces)
+    traces.add_argument("--session", help="only this session")
+    traces.add_argument("--follow", action="store_true", help="keep printing new events")
+    traces.add_argument("--limit", type=int, default=50)
+
+    devices = sub.add_parser("devices", help="approve, list and revoke phones by hand")
+    devices.set_defaults(func=_devices)
+    _add_settings_args(devices)
+    dsub = devices.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = dsub.add_parser("add", help="approve a phone's public key")
+    add.add_argument("pub_key")
+    add.add_argument("--name", default="")
+    dsub.add_parser("list", help="list approved phones")
+    remove = dsub.add_parser("remove", help="revoke a phone's key")
+    remove.add_argument("pub_key")
+    for actions in (dsub,):
+        _settings_args_after(actions)

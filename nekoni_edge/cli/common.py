@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,3 +108,18 @@ def _said(replies: list[dict[str, Any]], kind: str, flag: str, done: str) -> int
     ok = bool(_reply(replies, kind)[flag])
     print(done if ok else "not found")
     return 0 if ok else 1
+
+
+async def _change_or_list(settings: Settings, change: dict[str, Any] | None,
+                          changed: tuple[str, str], listing: str, field: str,
+                          show: Callable[[dict[str, Any]], None]) -> int:
+    """``change`` (its reply's type and the flag saying it was done, printed as the flag's
+    name or "not found"), or, with none, the ``listing`` request's ``field``, each shown."""
+    replies = await _at_the_box(settings, change or {"type": listing})
+    kind, flag = changed
+    code = _said(replies, kind if change is not None else "", flag, flag)
+    if code is not None:
+        return code
+    for item in _reply(replies, f"{listing}_response")[field]:
+        show(item)
+    return 0

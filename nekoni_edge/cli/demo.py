@@ -65,3 +65,13 @@ async def _demo(args: argparse.Namespace) -> int:
             return 0 if answer.strip() else 1
         finally:
             await daemon.stop()
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register this module's commands, each with its handler."""
+    demo = sub.add_parser(
+        "demo", help="start a box on a temporary dir, pair a phone client, stream one answer"
+    )
+    demo.set_defaults(func=_demo)
+    demo.add_argument("--question", default=DEFAULT_QUESTION)
+    demo.add_argument("--model", type=Path, help="GGUF model file (default: the embedded one)")

@@ -175,3 +175,27 @@ async def _client_key_cmd(args: argparse.Namespace) -> int:
     print(public_key_b64(key))  # type: ignore[arg-type]
     print(f"(key file {path})", file=sys.stderr)
     return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register this module's commands, each with its handler."""
+    chat = sub.add_parser("chat", help="chat with a box as a phone would")
+    chat.set_defaults(func=_chat)
+    _add_box_args(chat)
+    chat.add_argument("--session", help="conversation id (default: this client's own)")
+    chat.add_argument("message", nargs="*", help="ask this and exit (default: read lines)")
+
+    pair = sub.add_parser("pair", help="ask a box to pair this client; then press its button")
+    pair.set_defaults(func=_pair)
+    _add_box_args(pair)
+    pair.add_argument("--device-name", default="", help="how the box lists this client")
+
+    discover = sub.add_parser("discover", help="list the boxes on this network (mDNS)")
+    discover.set_defaults(func=_discover)
+    discover.add_argument("--timeout", type=float, default=3.0, help="seconds to listen")
+    discover.add_argument("--interface", action="append", default=[],
+                          help="only this local address (repeatable)")
+
+    key = sub.add_parser("client-key", help="print this client's public key (to approve it)")
+    key.set_defaults(func=_client_key_cmd)
+    key.add_argument("--key-file", type=Path, help="this client's key (created if missing)")
