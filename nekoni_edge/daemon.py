@@ -28,7 +28,6 @@ from nekoni_edge.identity import load_or_create_key, setup_code
 from nekoni_edge.llm.provider import ModelProvider
 from nekoni_edge.llm.remote import FallbackProvider, OpenAIProvider
 from nekoni_edge.memory import return_freed_memory
-from nekoni_edge.pairing.control import ControlServer
 from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.protocol.signaling import SETUP_PREFIX, SIGNAL_PATH
@@ -39,7 +38,8 @@ from nekoni_edge.sdnotify import Notifier
 from nekoni_edge.skills.scheduler import Scheduler, run_skill, skill_session
 from nekoni_edge.store.database import Database, now_ms
 from nekoni_edge.store.skills import Skill
-from nekoni_edge.traces import Tracer
+from nekoni_edge.tracer import Tracer
+from nekoni_edge.transport.control import ControlServer
 from nekoni_edge.transport.gate import ConnectionGate, GatedSite, Limits, descriptor_limit
 from nekoni_edge.transport.http_api import HttpApi
 from nekoni_edge.transport.ice import pin_host_addresses

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import Enum
 
 from nekoni_edge.agent import secrets, trust
-from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.store.chunks import Hit
 from nekoni_edge.words import words
 
 ANSWER_INSTRUCTION = "Answer the question briefly, using only the notes above."

@@ -26,9 +26,9 @@ from nekoni_edge.errors import ModelUnavailable, NotYourSession
 from nekoni_edge.foreground import Foreground
 from nekoni_edge.llm.provider import ChatTurn, ModelProvider, Usage
 from nekoni_edge.rag.knowledge import KnowledgeBase
+from nekoni_edge.store.chunks import Hit
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
-from nekoni_edge.store.knowledge import Hit
-from nekoni_edge.traces import Tracer
+from nekoni_edge.tracer import Tracer
 from nekoni_edge.words import content_words
 
 _LOGGER = logging.getLogger(__name__)

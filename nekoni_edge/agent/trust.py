@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from nekoni_edge.rag.structure import ABBREVIATIONS, document_title, split_sentences
 from nekoni_edge.rag.structure import titled as titled
-from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.store.chunks import Hit
 from nekoni_edge.words import STOPWORDS, content_words, fold, words
 
 # Said, with no model call, when a question about the household has no answer in its documents.

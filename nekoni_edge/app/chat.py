@@ -19,7 +19,7 @@ from nekoni_edge.app.registry import Context, handles, reply_for, request_name
 from nekoni_edge.errors import BadMessage
 from nekoni_edge.pacing import Joiner
 from nekoni_edge.protocol import messages as m
-from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.store.chunks import Hit
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 
 from nekoni_edge import __version__
-from nekoni_edge.cli import admin, demo, docs, phone, schedule
-from nekoni_edge.cli.phone import box_url
+from nekoni_edge.cli import admin, demo, docs, phone_client, schedule
+from nekoni_edge.cli.phone_client import box_url
 from nekoni_edge.errors import NekoniError
 
 __all__ = ["box_url", "build_parser", "cli_entry_point", "main"]
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING or ERROR")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for group in (admin, docs, schedule, phone, demo):
+    for group in (admin, docs, schedule, phone_client, demo):
         group.add_commands(sub)
     return parser
 

@@ -33,7 +33,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 async def _press(args: argparse.Namespace) -> int:
-    from nekoni_edge.pairing.control import send_command
+    from nekoni_edge.transport.control import send_command
 
     settings = _settings(args)
     try:
@@ -48,7 +48,7 @@ async def _press(args: argparse.Namespace) -> int:
 
 async def _qr(args: argparse.Namespace) -> int:
     from nekoni_edge import qr
-    from nekoni_edge.pairing.control import send_request
+    from nekoni_edge.transport.control import send_request
 
     settings = _settings(args)
     try:  # the box's ports and addresses are the running daemon's

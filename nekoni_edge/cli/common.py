@@ -42,7 +42,7 @@ async def _at_the_box(settings: Settings, message: dict[str, Any], *,
     data dir, the same handlers run here on a box over its files (the model loaded only if
     ``with_model``). A daemon that answers and refuses raises ``ControlRefused``."""
     from nekoni_edge.app import local
-    from nekoni_edge.pairing.control import NO_DAEMON, send_request
+    from nekoni_edge.transport.control import NO_DAEMON, send_request
 
     try:
         return await send_request(settings.control_path, message)
@@ -57,7 +57,7 @@ async def _at_the_box(settings: Settings, message: dict[str, Any], *,
 
 async def _daemon_serves(settings: Settings) -> bool:
     """True if a daemon answers on this data dir's control socket."""
-    from nekoni_edge.pairing.control import NO_DAEMON, send_request
+    from nekoni_edge.transport.control import NO_DAEMON, send_request
 
     try:
         await send_request(settings.control_path, {"type": "ping"})

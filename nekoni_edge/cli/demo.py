@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from nekoni_edge.cli.phone import _stream_answer
+from nekoni_edge.cli.phone_client import _stream_answer
 from nekoni_edge.config import load_settings
 
 DEFAULT_QUESTION = "In one sentence, what is a cat?"
@@ -23,7 +23,7 @@ async def _demo(args: argparse.Namespace) -> int:
 
     from nekoni_edge.client.phone import PhoneClient
     from nekoni_edge.daemon import Daemon
-    from nekoni_edge.pairing.control import send_command
+    from nekoni_edge.transport.control import send_command
 
     with tempfile.TemporaryDirectory(prefix="nekoni-demo-") as tmp:
         settings = load_settings(

@@ -123,8 +123,8 @@ async def _ingest(args: argparse.Namespace) -> int:
     """Each file goes to the box as a phone's upload does: through the running daemon (its
     one writer), or, when none serves the data dir, through the same handlers run here."""
     from nekoni_edge.daemon import Daemon
-    from nekoni_edge.pairing.control import NO_DAEMON, ControlDoor
     from nekoni_edge.rag.extract import ExtractError
+    from nekoni_edge.transport.control import NO_DAEMON, ControlDoor
 
     settings = _settings(args)
     files = _files(args.paths)

@@ -9,7 +9,7 @@ from typing import Any
 from nekoni_edge.rag.embed import MAX_WORD_PIECES
 from nekoni_edge.rag.extract import Page
 from nekoni_edge.rag.structure import HEADING_SEPARATOR, sections
-from nekoni_edge.store.knowledge import Chunk
+from nekoni_edge.store.chunks import Chunk
 
 __all__ = ["Chunk", "chunk_pages"]
 

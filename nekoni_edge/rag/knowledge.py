@@ -16,7 +16,7 @@ from nekoni_edge.rag.chunk import Chunk, chunk_pages
 from nekoni_edge.rag.embed import BATCH_SIZE, TextEmbedder
 from nekoni_edge.rag.extract import ExtractError, pages
 from nekoni_edge.rag.structure import is_markdown, split_sentences, titled
-from nekoni_edge.store.knowledge import MIN_SCORE, TOP_K, Hit, KnowledgeStore, pack
+from nekoni_edge.store.chunks import MIN_SCORE, TOP_K, Hit, KnowledgeStore, pack
 
 _LOGGER = logging.getLogger(__name__)
 

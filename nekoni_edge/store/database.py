@@ -16,13 +16,13 @@ import aiosqlite
 
 from nekoni_edge.errors import StoreError
 from nekoni_edge.store.access import now_ms
+from nekoni_edge.store.chunks import KnowledgeStore
 from nekoni_edge.store.connection import connect
 from nekoni_edge.store.devices import Device, Devices
-from nekoni_edge.store.knowledge import KnowledgeStore
 from nekoni_edge.store.messages import MessageLog, StoredMessage
 from nekoni_edge.store.migrations import migrate
 from nekoni_edge.store.skills import SkillStore
-from nekoni_edge.store.traces import TraceLog
+from nekoni_edge.store.trace_log import TraceLog
 
 __all__ = ["Database", "Device", "StoredMessage", "now_ms"]
 

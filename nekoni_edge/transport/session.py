@@ -20,7 +20,7 @@ from nekoni_edge.errors import BadMessage
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.protocol.handshake import REASON_TIMEOUT, AgentHandshake, AgentState
 from nekoni_edge.rag.upload import UploadAssembler
-from nekoni_edge.traces import TraceEvent
+from nekoni_edge.tracer import TraceEvent
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ class ChannelSession:
             )
 
     def _sweep_uploads(self) -> None:
-        from nekoni_edge.app.knowledge import expire_uploads
+        from nekoni_edge.app.documents import expire_uploads
 
         self._sweeper = None
         expire_uploads(self)

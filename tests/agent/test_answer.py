@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nekoni_edge.agent import answer, trust
-from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.store.chunks import Hit
 
 
 def gate_run(pieces: list[str], cut: bool = False) -> tuple[list[str], answer.PieceGate]:

@@ -17,7 +17,7 @@ from nekoni_edge.agent.chat import ChatService
 from nekoni_edge.agent.tools import Tool, ToolRegistry
 from nekoni_edge.llm.scripted import ScriptedProvider
 from nekoni_edge.store.database import Database
-from nekoni_edge.traces import Tracer
+from nekoni_edge.tracer import Tracer
 from tests.agent.fakes import WordEmbedder
 
 

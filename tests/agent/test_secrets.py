@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nekoni_edge.agent import answer, secrets
-from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.store.chunks import Hit
 
 
 @pytest.mark.parametrize(("text", "kind", "value"), [

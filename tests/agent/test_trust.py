@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from nekoni_edge.agent import answer, trust
-from nekoni_edge.store.knowledge import Hit
+from nekoni_edge.store.chunks import Hit
 
 
 def hit(source: str, content: str, score: float, lexical: int = 0) -> Hit:

@@ -86,7 +86,7 @@ async def test_a_key_is_added_by_hand_only_at_the_box(box: Box) -> None:
 async def test_stored_traces_are_listed_only_where_the_sender_may_read(box: Box) -> None:
     from nekoni_edge.app.registry import dispatch
     from nekoni_edge.protocol import messages as m
-    from nekoni_edge.traces import Tracer
+    from nekoni_edge.tracer import Tracer
 
     box.chat.tracer = Tracer(box.db)
     await box.db.approve_device(PhoneDoor.device_key, "phone")

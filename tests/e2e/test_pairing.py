@@ -15,10 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nekoni_edge.client.phone import PairingRefused, PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
 from nekoni_edge.pairing import hardware
-from nekoni_edge.pairing.control import send_command
 from nekoni_edge.pairing.window import Led
 from nekoni_edge.protocol.canonical import public_key_b64, sign_message
 from nekoni_edge.store.database import now_ms
+from nekoni_edge.transport.control import send_command
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nekoni_edge import cli
 from nekoni_edge.client.phone import PhoneClient, ReplyError
 from nekoni_edge.daemon import Daemon
-from nekoni_edge.pairing.control import send_command
 from nekoni_edge.protocol.canonical import public_key_b64
+from nekoni_edge.transport.control import send_command
 from tests.e2e.helpers import approved
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import pytest
 
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.rag.embed import Embedder, default_model_files
-from nekoni_edge.store.knowledge import DIMENSIONS
+from nekoni_edge.store.chunks import DIMENSIONS
 
 
 def cos(a: list[float], b: list[float]) -> float:

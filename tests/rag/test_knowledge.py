@@ -16,8 +16,8 @@ from nekoni_edge.rag.chunk import Chunk
 from nekoni_edge.rag.embed import Embedder
 from nekoni_edge.rag.extract import ExtractError
 from nekoni_edge.rag.knowledge import Ingested, KnowledgeBase, base_name
+from nekoni_edge.store.chunks import IngestInProgress
 from nekoni_edge.store.database import Database
-from nekoni_edge.store.knowledge import IngestInProgress
 from tests.pdf import make_pdf
 
 

@@ -169,7 +169,7 @@ async def test_no_dirty_reads(tmp_path: Path) -> None:
 
 async def test_a_v4_file_keeps_its_documents_through_the_vector_move(tmp_path: Path) -> None:
     """Migration 5 moves the exact vectors beside their text and builds the 1-bit index."""
-    from nekoni_edge.store.knowledge import pack
+    from nekoni_edge.store.chunks import pack
     from nekoni_edge.store.migrations import MIGRATIONS
 
     path = tmp_path / "old.db"
@@ -195,7 +195,7 @@ async def test_a_v4_file_keeps_its_documents_through_the_vector_move(tmp_path: P
 
 async def test_a_v5_file_gets_its_published_chunks_into_the_word_index(tmp_path: Path) -> None:
     """Migration 6 indexes what an existing box already holds (published chunks only)."""
-    from nekoni_edge.store.knowledge import pack
+    from nekoni_edge.store.chunks import pack
     from nekoni_edge.store.migrations import MIGRATIONS
 
     path = tmp_path / "v5.db"

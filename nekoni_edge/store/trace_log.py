@@ -1,4 +1,4 @@
-"""The ``traces`` table: a bounded ring of the steps of turns (``nekoni_edge.traces`` makes
+"""The ``traces`` table: a bounded ring of the steps of turns (``nekoni_edge.tracer`` makes
 and streams them)."""
 
 from __future__ import annotations
