@@ -10,13 +10,13 @@ from typing import Any
 
 from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.errors import NekoniError
-from nekoni_edge.protocol import messages as m
+from nekoni_edge.protocol import skill_messages as sm
 from nekoni_edge.skills.scheduler import run_skill
-from nekoni_edge.store.skills import SkillError
+from nekoni_edge.store.skills import CronJob, Skill, SkillError
 
 _LOGGER = logging.getLogger(__name__)
 
-SkillHandler = Callable[[Context, Any], Awaitable[dict[str, Any]]]
+SkillHandler = Callable[[Context, Any], Awaitable[sm.SkillReply | dict[str, Any]]]
 
 
 def _skill_replies(*, changes: bool) -> Callable[[SkillHandler], SkillHandler]:
@@ -27,7 +27,7 @@ def _skill_replies(*, changes: bool) -> Callable[[SkillHandler], SkillHandler]:
 
     def wrap(handler: SkillHandler) -> SkillHandler:
         @functools.wraps(handler)
-        async def guarded(ctx: Context, message: Any) -> dict[str, Any]:
+        async def guarded(ctx: Context, message: Any) -> sm.SkillReply | dict[str, Any]:
             try:
                 await require_trusted(ctx, "change skills and cron jobs" if changes
                                       else "see and run the household's skills")
@@ -48,58 +48,72 @@ def _skill_replies(*, changes: bool) -> Callable[[SkillHandler], SkillHandler]:
     return wrap
 
 
-@handles(m.SkillList)
+def _skill(skill: Skill) -> sm.SkillView:
+    return sm.SkillView(skill.id, skill.name, skill.prompt, skill.description, skill.created_at)
+
+
+def _job(job: CronJob) -> sm.CronJobView:
+    return sm.CronJobView(job.id, job.skill_id, job.cron_expression, job.enabled, job.last_run,
+                          job.created_at)
+
+
+@handles(sm.SkillList)
 @_skill_replies(changes=False)
-async def skill_list(ctx: Context, message: m.SkillList) -> dict[str, Any]:
-    skills = await ctx.box.db.skills()
-    return {"type": "skill_list_response", "skills": [s.wire() for s in skills]}
+async def skill_list(ctx: Context, message: sm.SkillList) -> sm.SkillListResponse:
+    return sm.SkillListResponse(tuple(_skill(s) for s in await ctx.box.db.skills()))
 
 
-# What creating or changing each kind stores, and the reply nekoni's apps expect for it.
-_SAVES: dict[type, tuple[str, str, Callable[[Any, Any], Awaitable[Any]]]] = {
-    m.SkillCreate: ("skill_response", "skill",
-                    lambda db, x: db.create_skill(x.name, x.prompt, x.description)),
-    m.SkillUpdate: ("skill_response", "skill", lambda db, x: db.update_skill(x.id, x.fields)),
-    m.CronCreate: ("cron_response", "job",
-                   lambda db, x: db.create_job(x.skill_id, x.cron_expression, x.enabled)),
-    m.CronUpdate: ("cron_response", "job", lambda db, x: db.update_job(x.id, x.fields)),
-}
-
-
-@handles(*_SAVES)
+@handles(sm.SkillCreate, sm.SkillUpdate)
 @_skill_replies(changes=True)
-async def save(ctx: Context, message: Any) -> dict[str, Any]:
-    reply, field, store = _SAVES[type(message)]
-    return {"type": reply, field: (await store(ctx.box.db, message)).wire()}
+async def save_skill(ctx: Context, message: sm.SkillCreate | sm.SkillUpdate
+                     ) -> sm.SkillResponse:
+    db = ctx.box.db
+    if isinstance(message, sm.SkillCreate):
+        skill = await db.create_skill(message.name, message.prompt, message.description)
+    else:
+        skill = await db.update_skill(message.id, message.name, message.prompt,
+                                      message.description)
+    return sm.SkillResponse(_skill(skill))
 
 
-@handles(m.SkillDelete, m.CronDelete)
+@handles(sm.CronCreate, sm.CronUpdate)
 @_skill_replies(changes=True)
-async def delete(ctx: Context, message: m.SkillDelete | m.CronDelete) -> dict[str, Any]:
+async def save_job(ctx: Context, message: sm.CronCreate | sm.CronUpdate) -> sm.CronResponse:
+    db = ctx.box.db
+    if isinstance(message, sm.CronCreate):
+        job = await db.create_job(message.skill_id, message.cron_expression, message.enabled)
+    else:
+        job = await db.update_job(message.id, message.cron_expression, message.enabled)
+    return sm.CronResponse(_job(job))
+
+
+@handles(sm.SkillDelete, sm.CronDelete)
+@_skill_replies(changes=True)
+async def delete(ctx: Context, message: sm.SkillDelete | sm.CronDelete) -> sm.Deleted:
     # nekoni's apps drop the item from their list on this reply: an unknown id is an error.
-    skill = isinstance(message, m.SkillDelete)
+    skill = isinstance(message, sm.SkillDelete)
     remove = ctx.box.db.delete_skill if skill else ctx.box.db.delete_job
     if not await remove(message.id):
-        raise SkillError(f"no {'skill' if skill else 'cron job'} {str(message.id)[:64]!r}",
+        raise SkillError(f"no {'skill' if skill else 'cron job'} {message.id[:64]!r}",
                          not_found=True)
-    return {"type": f"{message.TYPE}_response", "id": message.id}
+    return sm.Deleted("skill" if skill else "cron", message.id)
 
 
-@handles(m.SkillRun)
+@handles(sm.SkillRun)
 @_skill_replies(changes=False)
-async def skill_run(ctx: Context, message: m.SkillRun) -> dict[str, Any]:
+async def skill_run(ctx: Context, message: sm.SkillRun) -> sm.SkillRunResponse:
     # As nekoni's agent: nothing streams (its web app shows any ``chunk`` as a chat bubble);
     # the result comes whole in the reply, and the run is kept in the skill's session.
     skill = await ctx.box.db.skill(message.id)
     async with aclosing(run_skill(ctx.box.chat, skill)) as stream:
         pieces = [piece async for piece in stream]
-    return {"type": "skill_run_response", "id": skill.id, "result": "".join(pieces).strip()}
+    return sm.SkillRunResponse(skill.id, "".join(pieces).strip())
 
 
-@handles(m.CronList)
+@handles(sm.CronList)
 @_skill_replies(changes=False)
-async def cron_list(ctx: Context, message: m.CronList) -> dict[str, Any]:
+async def cron_list(ctx: Context, message: sm.CronList) -> sm.CronListResponse:
     jobs = await ctx.box.db.jobs()
     if message.skill_id is not None:  # nekoni's optional filter
         jobs = [j for j in jobs if j.skill_id == message.skill_id]
-    return {"type": "cron_list_response", "jobs": [j.wire() for j in jobs]}
+    return sm.CronListResponse(tuple(_job(j) for j in jobs))

@@ -13,6 +13,20 @@ from typing import Any, ClassVar, Self
 from nekoni_edge.errors import BadMessage, MessageTooLarge
 from nekoni_edge.protocol.canonical import is_valid_public_key
 
+# Skill and cron requests and replies are their own module's; they are this one's too.
+from nekoni_edge.protocol.skill_messages import (
+    CronCreate,
+    CronDelete,
+    CronList,
+    CronUpdate,
+    SkillCreate,
+    SkillDelete,
+    SkillList,
+    SkillReply,
+    SkillRun,
+    SkillUpdate,
+)
+
 MAX_MESSAGE_BYTES = 64 * 1024
 # No message of ours nests deeper than a few levels; a deeper one is refused before json.loads
 # recurses into it, so a hostile peer cannot drive the parser near the recursion limit (where a
@@ -275,128 +289,6 @@ class RagDelete:
 # store, whose refusals are ``skill_error`` (the only error nekoni's apps show for skills).
 
 
-def _fields(obj: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in obj.items() if k != "type"}
-
-
-@dataclass(frozen=True, slots=True)
-class SkillList(_Fieldless):
-    """List the skills."""
-
-    TYPE: ClassVar[str] = "skill_list"
-
-
-
-@dataclass(frozen=True, slots=True)
-class SkillCreate:
-    """Create a skill: a name and the prompt it runs."""
-
-    TYPE: ClassVar[str] = "skill_create"
-
-    name: Any
-    prompt: Any
-    description: Any
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> SkillCreate:
-        return cls(obj.get("name"), obj.get("prompt"), obj.get("description"))
-
-
-@dataclass(frozen=True, slots=True)
-class SkillUpdate:
-    """Change some fields of a skill."""
-
-    TYPE: ClassVar[str] = "skill_update"
-
-    id: Any
-    fields: dict[str, Any]
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> SkillUpdate:
-        return cls(obj.get("id"), _fields(obj))
-
-
-@dataclass(frozen=True, slots=True)
-class SkillDelete:
-    """Delete a skill (and its cron jobs)."""
-
-    TYPE: ClassVar[str] = "skill_delete"
-
-    id: Any
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> SkillDelete:
-        return cls(obj.get("id"))
-
-
-@dataclass(frozen=True, slots=True)
-class SkillRun:
-    """Run a skill now; the result comes whole in the reply."""
-
-    TYPE: ClassVar[str] = "skill_run"
-
-    id: Any
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> SkillRun:
-        return cls(obj.get("id"))
-
-
-@dataclass(frozen=True, slots=True)
-class CronList:
-    """List the cron jobs (of one skill, with nekoni's optional ``skillId``)."""
-
-    TYPE: ClassVar[str] = "cron_list"
-
-    skill_id: Any
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> CronList:
-        return cls(obj.get("skillId"))
-
-
-@dataclass(frozen=True, slots=True)
-class CronCreate:
-    """Schedule a skill with a cron expression."""
-
-    TYPE: ClassVar[str] = "cron_create"
-
-    skill_id: Any
-    cron_expression: Any
-    enabled: Any
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> CronCreate:
-        return cls(obj.get("skillId"), obj.get("cronExpression"), obj.get("enabled", True))
-
-
-@dataclass(frozen=True, slots=True)
-class CronUpdate:
-    """Change some fields of a cron job."""
-
-    TYPE: ClassVar[str] = "cron_update"
-
-    id: Any
-    fields: dict[str, Any]
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> CronUpdate:
-        return cls(obj.get("id"), _fields(obj))
-
-
-@dataclass(frozen=True, slots=True)
-class CronDelete:
-    """Delete a cron job."""
-
-    TYPE: ClassVar[str] = "cron_delete"
-
-    id: Any
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> CronDelete:
-        return cls(obj.get("id"))
-
-
 @dataclass(frozen=True, slots=True)
 class TraceSubscription:
     """(edge) start or stop streaming TraceEvents to this peer."""
@@ -624,7 +516,7 @@ class TraceSubscribed:
 
 Reply = (Pong | SyncResponse | DeviceListResponse | DeviceRemoveResponse | DeviceRenameResponse
          | DeviceAddResponse | PairCodeResponse | RagListResponse | RagDeleteResponse
-         | RagSearchResponse | TraceSubscribed | TraceListResponse)
+         | RagSearchResponse | TraceSubscribed | TraceListResponse | SkillReply)
 
 
 def error_reply(code: str, message: str) -> dict[str, Any]:

@@ -114,16 +114,14 @@ class SkillStore(Access):
             (skill.id, skill.name, skill.description, skill.prompt, skill.created_at)))
         return skill
 
-    async def update_skill(self, skill_id: object, fields: dict[str, Any]) -> Skill:
+    async def update_skill(self, skill_id: str, name: str | None, prompt: str | None,
+                           description: str | None) -> Skill:
+        """Change the fields given (None: unchanged)."""
         current = await self.skill(skill_id)
-        name = _text(fields["name"], "name", MAX_NAME) if "name" in fields else current.name
-        prompt = _text(fields["prompt"], "prompt", MAX_PROMPT) if "prompt" in fields \
-            else current.prompt
-        description = _text(fields["description"], "description", MAX_PROMPT, required=False) \
-            if "description" in fields else current.description
         await self.write(lambda conn: conn.execute(
             "UPDATE skills SET name = ?, prompt = ?, description = ? WHERE id = ?",
-            (name, prompt, description, current.id)))
+            (name or current.name, prompt or current.prompt,
+             current.description if description is None else description, current.id)))
         return await self.skill(current.id)
 
     async def delete_skill(self, skill_id: object) -> bool:
@@ -159,13 +157,12 @@ class SkillStore(Access):
             (job.id, job.skill_id, job.cron_expression, int(enabled), None, job.created_at)))
         return job
 
-    async def update_job(self, job_id: object, fields: dict[str, Any]) -> CronJob:
+    async def update_job(self, job_id: str, expression: str | None, enabled: bool | None
+                         ) -> CronJob:
+        """Change the fields given (None: unchanged); the expression is checked here."""
         job = await self.job(job_id)
-        expression = check_cron(fields["cronExpression"]) if "cronExpression" in fields \
-            else job.cron_expression
-        enabled = fields.get("enabled", job.enabled)
-        if not isinstance(enabled, bool):
-            raise SkillError("enabled must be true or false")
+        expression = job.cron_expression if expression is None else check_cron(expression)
+        enabled = job.enabled if enabled is None else enabled
         await self.write(lambda conn: conn.execute(
             "UPDATE cron_jobs SET cron_expression = ?, enabled = ? WHERE id = ?",
             (expression, int(enabled), job.id)))

@@ -135,7 +135,7 @@ class _Exploding(dict[str, Any]):
 def sample(kind: type) -> Any:
     """A message of ``kind`` with placeholder fields."""
     placeholders = {"str": "x", "int": 0, "bool": True, "Any": None, "dict[str, Any]": {},
-                    "str | None": None, "int | None": None}
+                    "str | None": None, "int | None": None, "bool | None": None}
     return kind(*(placeholders[str(f.type)] for f in dataclasses.fields(kind)))
 
 
@@ -207,3 +207,15 @@ async def test_the_last_text_goes_before_the_answer_is_logged(
     await door.settle()
     assert shown_when_logged == ["Hello there."]
     assert [r["type"] for r in door.replies][-1] == "message_end"
+
+
+async def test_a_bad_skill_field_is_a_skill_error(box: Box) -> None:
+    """Typed at parsing (no ``Any`` fields), and still answered as nekoni's apps read skill
+    failures: ``skill_error``, never the generic ``error``."""
+    for message in ({"type": "skill_create", "name": 12, "prompt": "p"},
+                    {"type": "cron_create", "skillId": "s", "cronExpression": "* * * * *",
+                     "enabled": "yes"},
+                    {"type": "skill_delete"}):
+        [reply] = await local.request(box, message)
+        assert reply["type"] == "skill_error", message
+        assert reply["code"] == "INVALID_REQUEST"

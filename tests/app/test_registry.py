@@ -70,4 +70,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     {"uploadId": "u", "index": 0, "content": ""}, "rag_delete": {"docId": "d"},
     "approval_decision": {"approvalId": "a", "approved": True},
     "device_add": {"mobilePubKey": "A" * 43}, "rag_search": {"query": "q"},
+    "skill_create": {"name": "n", "prompt": "p"}, "skill_update": {"id": "s"},
+    "skill_delete": {"id": "s"}, "skill_run": {"id": "s"}, "cron_update": {"id": "c"},
+    "cron_create": {"skillId": "s", "cronExpression": "0 7 * * *"}, "cron_delete": {"id": "c"},
 }

@@ -32,7 +32,7 @@ def test_other_types() -> None:
     assert parse_text('{"type":"rag_list"}') == m.RagList()
     assert parse_text('{"type":"cron_list"}') == m.CronList(None)
     assert parse_text('{"type":"cron_update","id":"c","enabled":false}') == m.CronUpdate(
-        "c", {"id": "c", "enabled": False})
+        "c", None, False)
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ async def test_disabled_and_deleted_jobs_do_not_fire(setup: Any) -> None:
     assert await store.delete_job(gone.id)
     clock.now += 3600 * 1000
     assert await scheduler.tick() == []
-    await store.update_job(off.id, {"enabled": True})
+    await store.update_job(off.id, None, True)
     assert await scheduler.tick() == [off.id]
     assert await store.delete_skill(skill.id)
     assert await store.jobs() == []  # a skill's jobs go with it
