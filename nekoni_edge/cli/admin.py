@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from nekoni_edge.cli.common import (
-    _add_settings_args,
     _at_the_box,
     _change_or_list,
     _daemon_serves,
@@ -21,6 +20,7 @@ from nekoni_edge.cli.common import (
     _reply,
     _settings,
     _settings_args_after,
+    command,
 )
 
 
@@ -176,22 +176,19 @@ async def _identity(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register this module's commands, each with its handler."""
-    serve = sub.add_parser("serve", help="run the daemon until SIGTERM")
-    serve.set_defaults(func=_serve)
-    _add_settings_args(serve)
+    serve = command(sub, _serve, "serve",
+                    help="run the daemon until SIGTERM")
     serve.add_argument("--host", help="address to listen on (default 0.0.0.0)")
     serve.add_argument("--port", type=int, help="HTTP/signaling port (default 8470)")
     serve.add_argument("--model", type=Path, help="GGUF model file (default: the embedded one)")
 
-    press = sub.add_parser("press", help="simulate the box's button (on the box itself)")
-    press.set_defaults(func=_press)
-    _add_settings_args(press)
+    press = command(sub, _press, "press",
+                    help="simulate the box's button (on the box itself)")
     press.add_argument("--long", action="store_true", help="a long press: clear all pairings")
 
-    code = sub.add_parser("qr", help="show the QR code nekoni's apps scan to add this box "
-                                      "(on the box itself, while it runs)")
-    code.set_defaults(func=_qr)
-    _add_settings_args(code)
+    code = command(sub, _qr, "qr",
+                    help="show the QR code nekoni's apps scan to add this box (on the box itself, "
+                         "while it runs)")
     code.add_argument("--app", choices=("mobile", "web"), default="mobile",
                       help="which nekoni app scans it (default: mobile)")
     code.add_argument("--png", type=Path, metavar="FILE", help="also write it as a PNG image")
@@ -200,40 +197,33 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
                       help="the label's code, with the box's setup code: a phone that scans it "
                            "is paired by a press whoever else asks (keep it with the box)")
 
-    request = sub.add_parser("request", help="send any message to the box as a phone would "
-                                             "(JSON), print its replies (one JSON line each)")
-    request.set_defaults(func=_request)
-    _add_settings_args(request)
+    request = command(sub, _request, "request",
+                    help="send any message to the box as a phone would (JSON), print its replies "
+                         "(one JSON line each)")
     request.add_argument("message", help='e.g. \'{"type": "device_rename", "mobilePubKey": '
                                          '"...", "name": "Kitchen tablet"}\'')
     request.add_argument("--model", action="store_true",
                          help="load the model when no daemon serves (a chat, a skill run)")
 
-    config = sub.add_parser("config", help="show the effective configuration")
-    config.set_defaults(func=_config)
-    _add_settings_args(config)
+    config = command(sub, _config, "config",
+                    help="show the effective configuration")
     config.add_argument("action", choices=["show"])
 
-    doctor = sub.add_parser("doctor", help="check what the box needs; non-zero exit on failure")
-    doctor.set_defaults(func=_doctor)
-    _add_settings_args(doctor)
+    doctor = command(sub, _doctor, "doctor",
+                    help="check what the box needs; non-zero exit on failure")
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
 
-    identity = sub.add_parser("identity", help="create (if needed) and show the box's key "
-                              "and default name")
-    identity.set_defaults(func=_identity)
-    _add_settings_args(identity)
+    command(sub, _identity, "identity",
+                    help="create (if needed) and show the box's key and default name")
 
-    traces = sub.add_parser("traces", help="what the agent did, step by step")
-    traces.set_defaults(func=_traces)
-    _add_settings_args(traces)
+    traces = command(sub, _traces, "traces",
+                    help="what the agent did, step by step")
     traces.add_argument("--session", help="only this session")
     traces.add_argument("--follow", action="store_true", help="keep printing new events")
     traces.add_argument("--limit", type=int, default=50)
 
-    devices = sub.add_parser("devices", help="approve, list and revoke phones by hand")
-    devices.set_defaults(func=_devices)
-    _add_settings_args(devices)
+    devices = command(sub, _devices, "devices",
+                    help="approve, list and revoke phones by hand")
     dsub = devices.add_subparsers(dest="action", required=True, metavar="ACTION")
     add = dsub.add_parser("add", help="approve a phone's public key")
     add.add_argument("pub_key")

@@ -20,6 +20,17 @@ def _add_settings_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="where the database and key live")
 
 
+def command(sub: argparse._SubParsersAction, func: Any, name: str,  # type: ignore[type-arg]
+            *, help: str, at_the_box: bool = True) -> argparse.ArgumentParser:
+    """A command and its handler, registered once; one at the box takes the settings
+    options (``--config``, ``--data-dir``)."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=help)
+    parser.set_defaults(func=func)
+    if at_the_box:
+        _add_settings_args(parser)
+    return parser
+
+
 def _settings_args_after(actions: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Accept --config and --data-dir after an action too (``devices remove KEY --data-dir
     D``); given nowhere there, the command's own value stands."""

@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from nekoni_edge.cli.common import command
 from nekoni_edge.cli.phone_client import _stream_answer
 from nekoni_edge.config import load_settings
 
@@ -69,9 +70,8 @@ async def _demo(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register this module's commands, each with its handler."""
-    demo = sub.add_parser(
-        "demo", help="start a box on a temporary dir, pair a phone client, stream one answer"
-    )
-    demo.set_defaults(func=_demo)
+    demo = command(sub, _demo, "demo",
+                    help="start a box on a temporary dir, pair a phone client, stream one answer",
+                    at_the_box=False)
     demo.add_argument("--question", default=DEFAULT_QUESTION)
     demo.add_argument("--model", type=Path, help="GGUF model file (default: the embedded one)")

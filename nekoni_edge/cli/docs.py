@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from nekoni_edge.cli.common import (
-    _add_settings_args,
     _at_the_box,
     _change_or_list,
     _here,
@@ -20,6 +19,7 @@ from nekoni_edge.cli.common import (
     _reply,
     _settings,
     _settings_args_after,
+    command,
 )
 
 
@@ -192,23 +192,19 @@ async def _ask(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register this module's commands, each with its handler."""
-    ingest = sub.add_parser("ingest", help="add documents (text, Markdown, PDF) to the box's "
-                            "knowledge base")
-    ingest.set_defaults(func=_ingest)
-    _add_settings_args(ingest)
+    ingest = command(sub, _ingest, "ingest",
+                    help="add documents (text, Markdown, PDF) to the box's knowledge base")
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
 
-    docs = sub.add_parser("docs", help="list or delete documents in the knowledge base")
-    docs.set_defaults(func=_docs)
-    _add_settings_args(docs)
+    docs = command(sub, _docs, "docs",
+                    help="list or delete documents in the knowledge base")
     docs_sub = docs.add_subparsers(dest="action", required=True, metavar="ACTION")
     docs_sub.add_parser("list", help="list documents")
     docs_delete = docs_sub.add_parser("delete", help="delete a document by id")
     docs_delete.add_argument("doc_id")
 
-    ask = sub.add_parser("ask", help="show the knowledge-base chunks a question retrieves")
-    ask.set_defaults(func=_ask)
-    _add_settings_args(ask)
+    ask = command(sub, _ask, "ask",
+                    help="show the knowledge-base chunks a question retrieves")
     ask.add_argument("question")
     ask.add_argument("--top-k", type=int, default=None, help="how many chunks (default 5)")
     for actions in (docs_sub,):

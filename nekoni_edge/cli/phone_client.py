@@ -11,6 +11,7 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
+from nekoni_edge.cli.common import command
 from nekoni_edge.errors import NekoniError
 
 
@@ -179,23 +180,27 @@ async def _client_key_cmd(args: argparse.Namespace) -> int:
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register this module's commands, each with its handler."""
-    chat = sub.add_parser("chat", help="chat with a box as a phone would")
-    chat.set_defaults(func=_chat)
+    chat = command(sub, _chat, "chat",
+                    help="chat with a box as a phone would",
+                    at_the_box=False)
     _add_box_args(chat)
     chat.add_argument("--session", help="conversation id (default: this client's own)")
     chat.add_argument("message", nargs="*", help="ask this and exit (default: read lines)")
 
-    pair = sub.add_parser("pair", help="ask a box to pair this client; then press its button")
-    pair.set_defaults(func=_pair)
+    pair = command(sub, _pair, "pair",
+                    help="ask a box to pair this client; then press its button",
+                    at_the_box=False)
     _add_box_args(pair)
     pair.add_argument("--device-name", default="", help="how the box lists this client")
 
-    discover = sub.add_parser("discover", help="list the boxes on this network (mDNS)")
-    discover.set_defaults(func=_discover)
+    discover = command(sub, _discover, "discover",
+                    help="list the boxes on this network (mDNS)",
+                    at_the_box=False)
     discover.add_argument("--timeout", type=float, default=3.0, help="seconds to listen")
     discover.add_argument("--interface", action="append", default=[],
                           help="only this local address (repeatable)")
 
-    key = sub.add_parser("client-key", help="print this client's public key (to approve it)")
-    key.set_defaults(func=_client_key_cmd)
+    key = command(sub, _client_key_cmd, "client-key",
+                    help="print this client's public key (to approve it)",
+                    at_the_box=False)
     key.add_argument("--key-file", type=Path, help="this client's key (created if missing)")

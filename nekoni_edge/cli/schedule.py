@@ -7,12 +7,12 @@ import time
 from typing import Any
 
 from nekoni_edge.cli.common import (
-    _add_settings_args,
     _at_the_box,
     _reply,
     _said,
     _settings,
     _settings_args_after,
+    command,
 )
 
 
@@ -92,9 +92,7 @@ def _print_job(job_id: str, skill_id: str, expression: str, enabled: bool,
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register this module's commands, each with its handler."""
-    skills = sub.add_parser("skills", help="owner-defined skills: a named prompt")
-    skills.set_defaults(func=_skills)
-    _add_settings_args(skills)
+    skills = command(sub, _skills, "skills", help="owner-defined skills: a named prompt")
     skills_sub = skills.add_subparsers(dest="action", required=True, metavar="ACTION")
     skills_sub.add_parser("list", help="list skills")
     create = skills_sub.add_parser("create", help="create a skill")
@@ -105,9 +103,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
         p = skills_sub.add_parser(verb, help=f"{verb} a skill")
         p.add_argument("skill_id")
 
-    cron = sub.add_parser("cron", help="run skills on a schedule (UTC cron expressions)")
-    cron.set_defaults(func=_cron)
-    _add_settings_args(cron)
+    cron = command(sub, _cron, "cron", help="run skills on a schedule (UTC cron expressions)")
     cron_sub = cron.add_subparsers(dest="action", required=True, metavar="ACTION")
     cron_sub.add_parser("list", help="list cron jobs")
     cron_create = cron_sub.add_parser("create", help="schedule a skill")

@@ -35,9 +35,6 @@ class Skill:
     prompt: str
     created_at: int
 
-    def wire(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "prompt": self.prompt,
-                "description": self.description, "createdAt": self.created_at}
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,9 +46,6 @@ class CronJob:
     last_run: int | None
     created_at: int
 
-    def wire(self) -> dict[str, Any]:
-        return {"id": self.id, "skillId": self.skill_id, "cronExpression": self.cron_expression,
-                "enabled": self.enabled, "lastRun": self.last_run, "createdAt": self.created_at}
 
 
 NEVER = dt.timedelta(days=5 * 365)
