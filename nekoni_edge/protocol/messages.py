@@ -27,6 +27,9 @@ from nekoni_edge.protocol.skill_messages import (
     SkillUpdate,
 )
 
+# JSON as it is on the wire: a trace event's ``data`` differs by step, so it is JSON, typed.
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+
 MAX_MESSAGE_BYTES = 64 * 1024
 # No message of ours nests deeper than a few levels; a deeper one is refused before json.loads
 # recurses into it, so a hostile peer cannot drive the parser near the recursion limit (where a
@@ -416,7 +419,7 @@ class DeviceAddResponse:
 class TraceListResponse:
     """Stored events with their row ids (``afterId`` for the next page)."""
 
-    events: list[tuple[int, dict[str, Any]]]
+    events: list[tuple[int, dict[str, JsonValue]]]
 
     def wire(self) -> dict[str, Any]:
         return {"type": "trace_list_response",
