@@ -26,13 +26,13 @@ from nekoni_edge.discovery import Advertiser, current_addresses
 from nekoni_edge.errors import ModelUnavailable
 from nekoni_edge.identity import load_or_create_key, setup_code
 from nekoni_edge.llm.provider import ModelProvider
-from nekoni_edge.llm.remote import FallbackProvider, OpenAIProvider
+from nekoni_edge.llm.remote import FallbackProvider
+from nekoni_edge.loading import load_embedder, load_knowledge, load_provider, start_engine
 from nekoni_edge.memory import return_freed_memory
 from nekoni_edge.pairing.service import LedOutput, LogLed, PairingService
 from nekoni_edge.protocol.canonical import public_key_b64
 from nekoni_edge.protocol.signaling import SETUP_PREFIX, SIGNAL_PATH
-from nekoni_edge.rag.embed import Embedder, OnDemandEmbedder, TextEmbedder
-from nekoni_edge.rag.knowledge import KnowledgeBase
+from nekoni_edge.rag.embed import TextEmbedder
 from nekoni_edge.ratelimit import FailureLimiter
 from nekoni_edge.sdnotify import Notifier
 from nekoni_edge.skills.scheduler import Scheduler, run_skill, skill_session
@@ -63,19 +63,6 @@ def private_dir(path: Path) -> None:
     a box started by hand got the umask's 0755)."""
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(path, 0o700)
-
-
-async def load_provider(settings: Settings) -> ModelProvider:
-    """Load the configured GGUF (or the embedded default) with llama.cpp."""
-    from nekoni_edge.llm.llama import LlamaProvider  # heavy
-    from nekoni_edge.llm.models import default_gguf
-
-    path = settings.model_path or default_gguf()
-    return await LlamaProvider.load(
-        path, n_threads=settings.n_threads, n_ctx=settings.n_ctx, temperature=settings.temperature,
-        use_mmap=settings.model_mmap, kv_cache_type=settings.kv_cache_type,
-        n_batch=settings.n_batch, state_budget_bytes=settings.model_state_mib * 2**20,
-    )
 
 
 async def _start_site(site: GatedSite) -> int:
@@ -249,39 +236,6 @@ class Daemon:
             _LOGGER.info("plain HTTP/WS for nekoni's mobile app on %s:%d (API and signaling "
                          "only)", s.host, self.app_port)
 
-    async def _load_embedder(self) -> tuple[TextEmbedder | None, str | None]:
-        """The embedder, for retrieval and the tool router; None (and why) if neither is on."""
-        s = self.settings
-        if not (s.rag or s.tools):
-            return None, "disabled in the configuration (rag = false, tools = false)"
-        embedder: TextEmbedder
-        try:
-            if s.embedder_keep_s > 0:
-                embedder = await asyncio.to_thread(
-                    OnDemandEmbedder, threads=s.n_threads, fold_weights=s.embedder_fold_weights,
-                    keep_s=s.embedder_keep_s, cache_dir=s.cache_path,
-                )
-            else:
-                embedder = await Embedder.open(s.n_threads, s.embedder_fold_weights,
-                                               s.cache_path)
-        except ModelUnavailable as exc:
-            _LOGGER.error("embedder unavailable: %s", exc)  # noqa: TRY400
-            return None, str(exc)
-        self._embedder = embedder
-        return embedder, None
-
-    async def _load_knowledge(self, embedder: TextEmbedder | None, error: str | None
-                              ) -> tuple[KnowledgeBase | None, str | None]:
-        s = self.settings
-        if not s.rag:
-            return None, "disabled in the configuration (rag = false)"
-        assert self.db is not None
-        if embedder is None:
-            _LOGGER.error("knowledge base unavailable: %s", error)
-            return None, error
-        return KnowledgeBase(embedder, self.db, top_k=s.rag_top_k,
-                             min_score=s.rag_min_score), None
-
     def _make_led(self) -> LedOutput:
         if self.settings.gpio == "off":
             return LogLed()
@@ -425,10 +379,11 @@ class Daemon:
                 model_error = str(exc)
                 _LOGGER.error("model unavailable: %s", exc)  # noqa: TRY400 - said in full
         if s.model_url:
-            provider = await self._start_engine(provider)
-            model_error = None
-        embedder, embedder_error = await self._load_embedder()
-        knowledge, knowledge_error = await self._load_knowledge(embedder, embedder_error)
+            self.engine = await start_engine(s, provider)
+            provider, model_error = self.engine, None
+        embedder, embedder_error = await load_embedder(s)
+        self._embedder = embedder
+        knowledge, knowledge_error = load_knowledge(s, self.db, embedder, embedder_error)
         tools = ToolRegistry()
         if s.tools and embedder is not None:
             register_builtins(tools, data_dir=s.data_dir)
@@ -447,20 +402,6 @@ class Daemon:
                                        tick_s=s.cron_tick_s)
             self.scheduler.start()
         return provider
-
-    async def _start_engine(self, local: ModelProvider | None) -> FallbackProvider:
-        """The OpenAI-compatible engine, with the box's own model (if any) behind it."""
-        s = self.settings
-        engine = FallbackProvider(
-            OpenAIProvider(s.model_url, s.model_name, api_key=s.model_api_key,
-                           timeout_s=s.model_timeout_s, temperature=s.temperature),
-            local if s.model_fallback == "local" else None, health_s=s.model_health_s)
-        error = await engine.check()
-        _LOGGER.info("model engine %s (%s): %s", engine.remote.base, s.model_name,
-                     "reachable" if error is None else f"unavailable: {error}")
-        engine.start()
-        self.engine = engine
-        return engine
 
     async def _scheduled(self, skill: Skill) -> str:
         """A cron job's run. nekoni's apps show a job's last run time and nothing of what it
