@@ -3,52 +3,105 @@
 from __future__ import annotations
 
 import ipaddress
-import json
-import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
-from nekoni_edge.errors import BadMessage, MessageTooLarge
+from nekoni_edge.errors import BadMessage
 from nekoni_edge.protocol.canonical import is_valid_public_key
 
-# Skill and cron requests and replies are their own module's; they are this one's too.
+# Each area's messages are in their own module, and this module's too (``m.RagList``).
+from nekoni_edge.protocol.document_messages import (
+    RagDelete as RagDelete,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagDeleteResponse as RagDeleteResponse,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagDocument as RagDocument,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagList as RagList,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagListResponse as RagListResponse,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagSearch as RagSearch,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagSearchHit as RagSearchHit,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagSearchResponse as RagSearchResponse,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagUploadChunk as RagUploadChunk,
+)
+from nekoni_edge.protocol.document_messages import (
+    RagUploadStart as RagUploadStart,
+)
 from nekoni_edge.protocol.skill_messages import (
-    CronCreate,
-    CronDelete,
-    CronList,
-    CronUpdate,
-    SkillCreate,
-    SkillDelete,
-    SkillList,
-    SkillReply,
-    SkillRun,
-    SkillUpdate,
+    CronCreate as CronCreate,
+)
+from nekoni_edge.protocol.skill_messages import (
+    CronDelete as CronDelete,
+)
+from nekoni_edge.protocol.skill_messages import (
+    CronList as CronList,
+)
+from nekoni_edge.protocol.skill_messages import (
+    CronUpdate as CronUpdate,
+)
+from nekoni_edge.protocol.skill_messages import (
+    SkillCreate as SkillCreate,
+)
+from nekoni_edge.protocol.skill_messages import (
+    SkillDelete as SkillDelete,
+)
+from nekoni_edge.protocol.skill_messages import (
+    SkillList as SkillList,
+)
+from nekoni_edge.protocol.skill_messages import (
+    SkillReply as SkillReply,
+)
+from nekoni_edge.protocol.skill_messages import (
+    SkillRun as SkillRun,
+)
+from nekoni_edge.protocol.skill_messages import (
+    SkillUpdate as SkillUpdate,
+)
+from nekoni_edge.protocol.wire import (
+    MAX_CONTENT_CHARS as MAX_CONTENT_CHARS,
+)
+from nekoni_edge.protocol.wire import (
+    MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES,
+)
+from nekoni_edge.protocol.wire import (
+    MAX_NESTING as MAX_NESTING,
+)
+from nekoni_edge.protocol.wire import (
+    JsonValue as JsonValue,
+)
+from nekoni_edge.protocol.wire import (
+    _Fieldless as _Fieldless,
+)
+from nekoni_edge.protocol.wire import (
+    _integer as _integer,
+)
+from nekoni_edge.protocol.wire import (
+    _string as _string,
+)
+from nekoni_edge.protocol.wire import (
+    decode as decode,
+)
+from nekoni_edge.protocol.wire import (
+    nesting_depth as nesting_depth,
 )
 
-# JSON as it is on the wire: a trace event's ``data`` differs by step, so it is JSON, typed.
-JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
-
-MAX_MESSAGE_BYTES = 64 * 1024
-# No message of ours nests deeper than a few levels; a deeper one is refused before json.loads
-# recurses into it, so a hostile peer cannot drive the parser near the recursion limit (where a
-# finalizer run by the garbage collector at that depth fails in its turn).
-MAX_NESTING = 32
-# The characters the nesting scan looks at: brackets, and what opens, escapes or closes a string.
-_SPECIAL = re.compile(r'[\[\]{}"\\]')
-MAX_CONTENT_CHARS = 16_000
 MAX_SESSION_ID_CHARS = 128
 DEFAULT_SESSION_ID = "default"
-
-class _Fieldless:
-    """A request that carries nothing but its type."""
-
-    __slots__ = ()
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> Self:
-        return cls()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +141,6 @@ class Ping(_Fieldless):
     TYPE: ClassVar[str] = "ping"
 
 
-
 @dataclass(frozen=True, slots=True)
 class Sync:
     """Ask for the messages of a session after a timestamp (ms)."""
@@ -115,7 +167,6 @@ class DeviceList(_Fieldless):
     """(edge) list the paired devices."""
 
     TYPE: ClassVar[str] = "device_list"
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,27 +239,6 @@ class TraceList:
 
 
 @dataclass(frozen=True, slots=True)
-class RagSearch:
-    """(edge) the stored chunks a query retrieves, with their scores: ``nekoni-edge ask``."""
-
-    TYPE: ClassVar[str] = "rag_search"
-
-    query: str
-    top_k: int | None
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> RagSearch:
-        query = _string(obj, "query", MAX_CONTENT_CHARS)
-        if not query.strip():
-            raise BadMessage("BAD_FIELD", "query must not be empty")
-        top_k = obj.get("topK")
-        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
-                                  or not 1 <= top_k <= 50):
-            raise BadMessage("BAD_FIELD", "topK must be an integer from 1 to 50")
-        return cls(query, top_k)
-
-
-@dataclass(frozen=True, slots=True)
 class PairCode:
     """(edge) the text of the QR code nekoni's ``app`` ("web" or "mobile") scans."""
 
@@ -233,59 +263,6 @@ class PairCode:
         if not isinstance(label, bool):
             raise BadMessage("BAD_FIELD", "label must be true or false")
         return cls(app, address, label)
-
-
-@dataclass(frozen=True, slots=True)
-class RagUploadStart:
-    """Begin an upload; semantic limits are checked by the upload assembler."""
-
-    TYPE: ClassVar[str] = "rag_upload_start"
-
-    upload_id: str
-    filename: str
-    total_chunks: int
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> RagUploadStart:
-        return cls(_string(obj, "uploadId", 128), _string(obj, "filename", 1024),
-                   _integer(obj, "totalChunks"))
-
-
-@dataclass(frozen=True, slots=True)
-class RagUploadChunk:
-    """One base64 segment of an upload."""
-
-    TYPE: ClassVar[str] = "rag_upload_chunk"
-
-    upload_id: str
-    index: int
-    content: str
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> RagUploadChunk:
-        return cls(_string(obj, "uploadId", 128), _integer(obj, "index"),
-                   _string(obj, "content", MAX_MESSAGE_BYTES))
-
-
-@dataclass(frozen=True, slots=True)
-class RagList(_Fieldless):
-    """List the stored documents."""
-
-    TYPE: ClassVar[str] = "rag_list"
-
-
-
-@dataclass(frozen=True, slots=True)
-class RagDelete:
-    """Delete a document with its chunks and vectors."""
-
-    TYPE: ClassVar[str] = "rag_delete"
-
-    doc_id: str
-
-    @classmethod
-    def from_wire(cls, obj: dict[str, Any]) -> RagDelete:
-        return cls(_string(obj, "docId", 64))
 
 
 # nekoni's skill and cron requests. Their fields are kept as sent and checked by the skill
@@ -427,26 +404,6 @@ class TraceListResponse:
 
 
 @dataclass(frozen=True, slots=True)
-class RagSearchHit:
-    source: str
-    page: int | None
-    score: float
-    content: str
-
-    def wire(self) -> dict[str, Any]:
-        return {"source": self.source, "page": self.page, "score": round(self.score, 4),
-                "content": self.content}
-
-
-@dataclass(frozen=True, slots=True)
-class RagSearchResponse:
-    hits: list[RagSearchHit]
-
-    def wire(self) -> dict[str, Any]:
-        return {"type": "rag_search_response", "hits": [h.wire() for h in self.hits]}
-
-
-@dataclass(frozen=True, slots=True)
 class DeviceRenameResponse:
     """Whether the key is paired (and so was renamed)."""
 
@@ -471,43 +428,6 @@ class PairCodeResponse:
 
 
 @dataclass(frozen=True, slots=True)
-class RagDocument:
-    """A stored document as ``rag_list_response`` shows it."""
-
-    doc_id: str
-    source: str
-    chunks: int
-    added_by: str | None = None
-    added_at: int = 0
-
-    def wire(self) -> dict[str, Any]:
-        # nekoni's three fields; (edge) who added it (a device key, null: at the box) and when.
-        return {"doc_id": self.doc_id, "source": self.source, "chunks": self.chunks,
-                "addedBy": self.added_by, "addedAt": self.added_at}
-
-
-@dataclass(frozen=True, slots=True)
-class RagListResponse:
-    """The stored documents."""
-
-    documents: list[RagDocument]
-
-    def wire(self) -> dict[str, Any]:
-        return {"type": "rag_list_response", "documents": [d.wire() for d in self.documents]}
-
-
-@dataclass(frozen=True, slots=True)
-class RagDeleteResponse:
-    """Whether the document existed (it, its chunks and vectors are gone)."""
-
-    deleted: bool
-    doc_id: str
-
-    def wire(self) -> dict[str, Any]:
-        return {"type": "rag_delete_response", "deleted": self.deleted, "docId": self.doc_id}
-
-
-@dataclass(frozen=True, slots=True)
 class TraceSubscribed:
     """Acknowledges ``trace_subscribe`` (True) or ``trace_unsubscribe`` (False)."""
 
@@ -525,77 +445,6 @@ Reply = (Pong | SyncResponse | DeviceListResponse | DeviceRemoveResponse | Devic
 def error_reply(code: str, message: str) -> dict[str, Any]:
     """The (edge) error reply; the channel stays open."""
     return {"type": "error", "code": code, "message": message}
-
-
-def decode(data: str | bytes, limit: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
-    """Cap, then parse one raw peer message into a JSON object. Raises BadMessage.
-
-    The one place peer JSON is decoded: the handshake and the signaling endpoint call it too.
-    """
-    size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
-    if size > limit:
-        raise MessageTooLarge(size, limit)
-    try:
-        text = data if isinstance(data, str) else data.decode("utf-8")
-        if nesting_depth(text) > MAX_NESTING:
-            raise BadMessage("TOO_DEEP", f"message nests deeper than {MAX_NESTING} levels")
-        obj = json.loads(text)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        raise BadMessage("INVALID_JSON", "message is not valid JSON") from exc
-    if not isinstance(obj, dict):
-        raise BadMessage("NOT_AN_OBJECT", "message must be a JSON object")
-    return obj
-
-
-def nesting_depth(text: str) -> int:
-    """Deepest bracket nesting outside JSON strings, in one pass without recursion.
-
-    0 when there are too few brackets to pass MAX_NESTING at all. Only brackets, quotes and
-    backslashes are visited, each once, so the cost is linear in the text whatever it holds (a
-    regex that cut strings out first was quadratic in escaped quotes: 36 s for one 64 KB frame);
-    the scan stops as soon as the cap is passed.
-    """
-    if text.count("[") + text.count("{") <= MAX_NESTING:
-        return 0
-    depth = deepest = 0
-    in_string = False
-    escaped_at = -1  # the position of a character a backslash escaped
-    for match in _SPECIAL.finditer(text):
-        position, char = match.start(), match.group()
-        if position == escaped_at:
-            continue
-        if in_string:
-            if char == "\\":
-                escaped_at = position + 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_NESTING:
-                    break
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
-def _string(obj: dict[str, Any], key: str, limit: int, default: str | None = None) -> str:
-    value = obj.get(key, default)
-    if not isinstance(value, str):
-        raise BadMessage("BAD_FIELD", f"{key} must be a string")
-    if len(value) > limit:
-        raise BadMessage("BAD_FIELD", f"{key} is longer than {limit} characters")
-    return value
-
-
-def _integer(obj: dict[str, Any], key: str) -> int:
-    value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadMessage("BAD_FIELD", f"{key} must be an integer")
-    return value
 
 
 def _session_id(obj: dict[str, Any]) -> str:
