@@ -160,12 +160,8 @@ def household_names(question: str, hits: Sequence[Hit]) -> set[str]:
     """The question's names (capitalised words after its first; not days, months or titles)
     that one of the retrieved notes uses: the household's people, pets and things. A name
     no note uses ("Wi-Fi" where the notes say "network") says nothing of which note."""
-    names = {fold(w.lower()) for w in _NAME_INSIDE.findall(question.strip())} - _CALENDAR - \
-        _HONORIFICS
-    if not names:
-        return set()
-    used = set().union(*(_words_of(h) for h in hits))
-    return names & used
+    said = names(question)
+    return said & set().union(*(_words_of(h) for h in hits)) if said else set()
 
 
 def _words_of(hit: Hit) -> set[str]:
@@ -179,15 +175,23 @@ def _name_stems(question: str) -> set[str]:
     return {w.lower()[:STEM] for w in _NAME_INSIDE.findall(question.strip())}
 
 
-def general_form(question: str) -> bool:
+def general_form(question: str, hits: Sequence[Hit] = ()) -> bool:
     """Asked about things in general ("how long do hamsters live?", "what does a filling loop
-    do?"): no first person, no 'the', no possessive and no name. Such a question that no
-    document answers is the model's, not a refusal."""
+    do?"): no first person, no 'the', no possessive and no name the retrieved notes use
+    ("in Celsius" names no one of the household). Such a question that no document answers
+    is the model's, not a refusal."""
     text = question.strip()
     if set(words(text)) & (_FIRST_PERSON | _DETERMINERS | _ASKER) or \
             re.search(r"['’]s\b", text):
         return False
-    return not _NAME_INSIDE.search(text)
+    said = names(text)
+    return not said or not said & set().union(*(_words_of(h) for h in hits))
+
+
+def names(question: str) -> set[str]:
+    """The question's names: capitalised words after its first, not days, months or titles."""
+    return {fold(w.lower()) for w in _NAME_INSIDE.findall(question.strip())} - _CALENDAR - \
+        _HONORIFICS
 
 
 def held_whole(question: str, hits: Sequence[Hit]) -> bool:
@@ -262,9 +266,9 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
         else floor_words if h.lexical else floor)]
     # A name the household's documents use ("Tobi", "Pepper") says whose note answers: a note
     # without it cannot, however close ("what is Tobi's school?" is not Chidi's school note).
-    names = household_names(question, hits)
-    if names:
-        chosen = [(r, h) for r, h in chosen if names <= _words_of(h)]
+    used = household_names(question, hits)
+    if used:
+        chosen = [(r, h) for r, h in chosen if used <= _words_of(h)]
     if not chosen:
         return []
     chosen = _as_the_question_names(question, asked, chosen) or chosen
@@ -528,7 +532,7 @@ def missing_subject(question: str, document: str) -> bool:
     wanted = [fold(w) for w in words(phrase) if w not in STOPWORDS and not w.isdigit()]
     if not wanted:
         return False
-    if wanted[-1] in _GENERIC_HEADS:
+    if wanted[-1] in {fold(h) for h in _GENERIC_HEADS}:  # folded as the words are ('addres')
         # "the choir conductor's name": what kind of answer; the subject is whose it is, when
         # that is a thing, not a name (a name says which document, judged by the show).
         owner = found.group(1) if found is not None else ""
@@ -547,6 +551,14 @@ def specific(question: str) -> bool:
         "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
         "what time", "what day", *_HEAT_QUESTIONS, *_SIZE_QUESTIONS)) or bool(
         _WHICH_PART.search(q) or _KIND_ASKED.match(q) or _which_thing(q))
+
+
+def only_where_kept(question: str, sentence: str) -> bool:
+    """Whether the sentence answers a question for a code, PIN or password only by where it is
+    kept (no value of its own): a note holding the value is the better answer."""
+    asked = set(words(question.lower())) & _KEPT_SOMEWHERE
+    return bool(asked) and not (numbers(sentence) - numbers(question)) and not any(
+        _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
 
 
 def _periods(text: str) -> dict[str, str]:
@@ -595,20 +607,30 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
             measured & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
         if identifiers & _MEASURES:
             return named  # a measure is said with its name ("a mileage of"), not a code
+        # "the plot number" is said as "plot 17", "the room number" as "room 12".
+        counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)
+                   if m.group(1) not in STOPWORDS]
         return named or _has_phone(sentence) or any(
-            _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
+            _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence)) or any(
+            re.search(rf"\b{re.escape(c[:STEM])}\w*\s+\d", sentence, re.IGNORECASE)
+            for c in counted)
     if "date" in asked and "what date" not in q:
         # "Priya's date of birth": a date, of that ("expires in 2029" is another's).
         return bool(_DATE.search(sentence)) and _plain_stems(q) - {"date"} <= stems(
             sentence) | stems(context)
-    if asked & _PRICE:
-        if q.startswith("how much did"):  # what it cost then, not what it costs each time
-            return bool(_CURRENCY.search(sentence) and _PAID.search(sentence))
-        return bool(_CURRENCY.search(sentence))  # a cost is said in money
+    # The asking words say the kind before the verb does: "on which day is the rent paid?"
+    # asks for a day, not for money.
     if re.search(r"what time of (the )?(year|month|week|day)", q):
         return bool(_WHEN.search(sentence))  # a season or a part of the day, not a clock
     if "what time" in q:
         return bool(_CLOCK.search(sentence))
+    part = _WHICH_PART.search(q)
+    if part is not None and part.group(2) in _DAY_PARTS:
+        return bool(_DAY.search(sentence))  # which day or evening: a month says neither
+    if asked & _PRICE:
+        if q.startswith("how much did"):  # what it cost then, not what it costs each time
+            return bool(_CURRENCY.search(sentence) and _PAID.search(sentence))
+        return bool(_CURRENCY.search(sentence))  # a cost is said in money
     if "address" in asked:
         return bool(_ADDRESS.search(sentence))
     if q.startswith("when did"):
@@ -618,9 +640,6 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
         if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
             return False  # "when was the pond dug?": October is when its net goes on
         return bool(_DATE.search(sentence) or _PAST_WHEN.search(sentence))
-    part = _WHICH_PART.search(q)
-    if part is not None and part.group(2) in _DAY_PARTS:
-        return bool(_DAY.search(sentence))  # which day or evening: a month says neither
     if q.startswith("when") or part is not None:
         return bool(_WHEN.search(sentence))
     if q.startswith("how old"):
@@ -707,14 +726,19 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
+    said_elsewhere = [stems(c) for c in candidates]
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
-        context = f"{opening} {with_antecedent(candidates, index)}"
+        about = with_antecedent(candidates, index)
+        context = f"{opening} {about}"
         if not can_answer(question, sentence, context) or not content_words(sentence) - \
-                content_words(question):
+                content_words(question) or _another_of_the_kind(
+                    question, about, said_elsewhere[:index] + said_elsewhere[index + 1:]):
             continue
-        score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(sentence))
+        # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
+        # after "glass is not collected here").
+        score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(about))
         if where and _PLACE.search(sentence):
             score += EVIDENCE_WORD_WEIGHT  # "where" is answered by a place
         scored.append((score, index, sentence))
@@ -739,6 +763,30 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     told=told, every_name=_asks_a_name(question),
                     parts=parts if len(parts) > 1 else (),
                     place=_place_word(clause or sentence, beyond) if where else "")
+
+
+_QUALIFIED = re.compile(r"\b([a-z][\w-]*) ([a-z][\w-]*)\b")
+
+
+def _another_of_the_kind(question: str, sentence: str, elsewhere: Sequence[set[str]]) -> bool:
+    """Whether the sentence names the question's thing with another qualifier, where the
+    document tells of the asked one elsewhere: "Ella's piano lesson costs £18" does not say
+    what her swimming lesson costs when swimming lessons are in the note too."""
+    q = question.lower()
+    said = [fold(w) for w in words(sentence.lower())]
+    held = {w[:STEM] for w in said}
+    for i in range(len(q.split())):
+        pair = _QUALIFIED.match(" ".join(q.split()[i:i + 2]))
+        if pair is None:
+            continue
+        qualifier, head = (fold(w.strip("?.,!")) for w in pair.groups())
+        if qualifier in STOPWORDS or head in STOPWORDS or qualifier[:STEM] in held:
+            continue
+        before = [said[j - 1] for j, w in enumerate(said) if j and w[:STEM] == head[:STEM]]
+        if any(b not in STOPWORDS and not b.isdigit() for b in before) and any(
+                qualifier[:STEM] in other for other in elsewhere):
+            return True
+    return False
 
 
 def _place_word(sentence: str, beyond: set[str]) -> str:
@@ -850,8 +898,9 @@ class EchoCheck:
         """Whether ``text`` reads back scaffolding."""
         lowered = text.lower()
         opening = lowered.lstrip()
-        if "owner's documents" in lowered or opening.startswith(("question:", "notes:")) or \
-                re.search(r"\[[\w.-]+\.(txt|md|pdf)\]", lowered):
+        # The notes' own framing: their header, or a note's label ("- manual.md › Water:").
+        if "owner's documents" in lowered or re.match(r"(the )?(question|notes)\b\W", opening) \
+                or re.search(r"\[[\w.-]+\.(txt|md|pdf)\]|[\w.-]+\.(txt|md|pdf) ›", lowered):
             return True
         return (tuple(words(text)[:OPENING_WORDS]) in self._openings
                 or bool(_shingles(text, ECHO_WORDS) & self._shingles))

@@ -240,13 +240,71 @@ async def test_a_question_in_general_form_takes_a_note_only_when_it_is_close(
                         "tank heats up at night.",
     }) as box:
         chat, provider = service(box, [["Water boils at 100 degrees."], ["Somewhere."]])
-        # Far by meaning, and no note holds all its words: the world's, the model answers.
+        # Far by meaning: the world's, the model answers.
         assert await turn(chat, "At what temperature does water boil?") == \
             "Water boils at 100 degrees."
         assert "Notes:" not in provider.prompts[-1][-1].content
         # Close by meaning though it shares few words: the household's note answers.
         reply = await turn(chat, "Where does cardboard go?", "t")
         assert "blue bin" in reply
+
+
+async def test_a_general_question_is_not_answered_by_a_note_that_only_shares_its_words(
+        tmp_path: Path, embedder: Any) -> None:
+    """A long note holds many words: "seconds" and "minute" both appear in the dentist's
+    section, which says nothing of how many seconds a minute has."""
+    async with household(tmp_path, embedder, {
+        "routines.md": "## Teeth\nBrush for two minutes, thirty seconds on each side. The "
+                       "dentist is seen every six months.\n\n## Bedtime\nLights out at 19:30 "
+                       "on school nights.",
+    }) as box:
+        chat, provider = service(box, [["Sixty."]])
+        assert await turn(chat, "How many seconds are in a minute?") == "Sixty."
+        assert "Notes" not in provider.prompts[-1][-1].content
+
+
+async def test_a_name_no_note_knows_gets_no_invented_value(tmp_path: Path,
+                                                           embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "garden.md": "## Garden\nThe mower is in the shed. The roses are pruned in March.",
+    }) as box:
+        chat, _ = service(box, [["Biscuit is 7 years old."]])
+        reply = await turn(chat, "How old is Biscuit?")
+        assert "7" not in reply
+
+
+async def test_a_value_is_told_before_a_note_saying_where_it_is_kept(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "wiki.md": "## Codes\nThe shed padlock code is in the garden folder.",
+        "garden.md": "## Shed\nThe shed padlock code is 8802. Oil the hinge in spring.",
+    }) as box:
+        chat, _ = service(box, [["It is somewhere."]])
+        assert "8802" in await turn(chat, "What is the shed padlock code?")
+
+
+async def test_another_of_the_same_thing_does_not_answer(tmp_path: Path,
+                                                        embedder: Any) -> None:
+    """The violin lesson's fee is no answer to what the tennis lesson costs, when the note
+    tells of the tennis lessons elsewhere."""
+    async with household(tmp_path, embedder, {
+        "kids.md": "## Noor\nNoor has tennis lessons on Fridays at the park courts. Noor's "
+                   "violin lesson costs £22 and is paid in cash.",
+    }) as box:
+        chat, provider = service(box, [["It costs £22."]])
+        reply = await turn(chat, "How much does Noor's tennis lesson cost?")
+        assert "22" not in reply
+        assert reply == trust.DONT_KNOW
+
+
+async def test_a_pronoun_clause_after_a_semicolon_is_read_with_its_subject(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "house.md": "## Recycling\nBatteries are not collected from the kerb; drop them at the "
+                    "box inside the library entrance.",
+    }) as box:
+        chat, _ = service(box, [["Somewhere else."]])
+        assert "library" in await turn(chat, "Where do I drop old batteries?")
 
 
 async def test_a_command_in_another_language_is_not_obeyed(tmp_path: Path,

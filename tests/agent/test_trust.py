@@ -131,6 +131,11 @@ def test_scaffolding_read_back_is_found() -> None:
     assert echo.find("The owner is nekoni, a helpful assistant.")
     assert echo.find("Notes: the fuse box")  # the framing itself
     assert echo.find("From the owner's documents: ...")
+    # The notes as the prompt quotes them: their header after "The", a note's label.
+    assert echo.find("The notes:\n- house.md › Kitchen: \"The kettle")
+    assert echo.find('- house.md › Kitchen: "The kettle is descaled monthly."')
+    assert echo.find("The notes: the kettle is descaled monthly.")
+    assert not echo.find("The notebook is in the kitchen drawer.")
     assert not echo.find("The fuse box is under the stairs.")
 
 
@@ -277,7 +282,8 @@ def test_whats_someone_doing_is_not_a_possession() -> None:
     ("How long do hamsters live?", True),
     ("What does a boiler filling loop do?", True),
     ("How long does the hamster live?", False),
-    ("How old is Nibbles?", False),
+    # A name no note uses says nothing of the household ("in Celsius"): see below.
+    ("How old is Nibbles?", True),
     ("What's our council tax reference?", False),
     ("When is Ben's eye test?", False),
 ])
@@ -587,7 +593,14 @@ def test_a_secret_is_told_only_for_what_the_question_names() -> None:
     assert trust.names_the_subject("What's the code?", context, {"code"})
 
 
-def test_a_general_question_needs_a_note_holding_every_word_of_it() -> None:
+def test_a_name_is_the_households_when_a_note_uses_it() -> None:
+    hit = Hit("d", "pets.md", 0, None, "Nibbles the hamster lives in the spare room.", 0.5)
+    assert not trust.general_form("How old is Nibbles?", [hit])
+    assert trust.general_form("At what temperature does water boil in Celsius?", [hit])
+    assert trust.names("How old is Nibbles?") == {"nibble"}
+
+
+def test_a_note_holds_every_word_of_a_question() -> None:
     hit = Hit("d", "kitchen.md", 0, None, "The oven takes twenty minutes to heat.", 0.5,
               heading="Kitchen › Oven")
     assert not trust.holds_all("How long do eggs take to boil?", hit)
@@ -637,3 +650,26 @@ def test_a_note_as_relevant_as_the_shown_one_is_where_to_look_next() -> None:
     far = Hit("c", "bins.txt", 0, None, "Bins go out on Monday.", 0.20)
     assert trust.as_relevant("How warm is the house kept?", [house, heating, far],
                              [house]) == [heating]
+
+
+def test_a_pronoun_clause_counts_its_subjects_words() -> None:
+    # "drop them at the library" is about the batteries of the clause before it.
+    clauses = ["Batteries are not collected from the kerb;",
+               "drop them at the box inside the library entrance."]
+    evidence = trust.pick_evidence("Where do I drop old batteries?", clauses, [0.56, 0.38],
+                                   "house.md", "Recycling")
+    assert evidence is not None
+    assert "library" in evidence.sentence
+
+
+def test_a_number_asked_by_its_thing_is_said_after_it() -> None:
+    assert trust.can_answer("What is our allotment plot number?",
+                            "We rent plot 23 at the Mill Road allotments.")
+    assert not trust.can_answer("What is our allotment plot number?",
+                                "We rent an allotment at Mill Road.")
+
+
+def test_which_day_asks_for_a_day_even_of_a_payment() -> None:
+    question = "On which day of the month is the council tax paid?"
+    assert trust.can_answer(question, "It is paid on the 15th of each month.")
+    assert not trust.can_answer(question, "The council tax is £142 a month.")
