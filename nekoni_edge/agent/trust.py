@@ -8,8 +8,10 @@ Pure text logic, no I/O; every threshold here was chosen on the calibration half
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from nekoni_edge.rag.structure import ABBREVIATIONS, document_title, split_sentences
 from nekoni_edge.rag.structure import titled as titled
@@ -546,11 +548,8 @@ def missing_subject(question: str, document: str) -> bool:
 def specific(question: str) -> bool:
     """Whether the question asks for a kind of thing a sentence may lack (a time, an amount,
     a name, an identifier), rather than for what a note says."""
-    q = question.strip().lower()
-    return bool(set(words(q)) & (_IDENTIFIERS | _PERSONAL)) or q.startswith((
-        "when", "who", "whose", "how much", "how many", "how long", "how often", "how old",
-        "what time", "what day", *_HEAT_QUESTIONS, *_SIZE_QUESTIONS)) or bool(
-        _WHICH_PART.search(q) or _KIND_ASKED.match(q) or _which_thing(q))
+    return bool(answer_kind(question)) or bool(
+        set(words(question.strip().lower())) & (_IDENTIFIERS | _PERSONAL))
 
 
 def only_where_kept(question: str, sentence: str) -> bool:
@@ -566,15 +565,65 @@ def _periods(text: str) -> dict[str, str]:
             for m in _PERIOD.finditer(text)}
 
 
-def can_answer(question: str, sentence: str, context: str = "") -> bool:
-    """Whether a sentence has the kind of thing the question asks for: a clock time for
-    'what time', a time for 'when', money for a cost, a number for 'how much' or a
-    'number'/'code', a name for 'who' or a 'name'. (A document about the van does not hold
-    its mileage just because it is about the van.) ``context``: what establishes the
-    sentence's subject (its document's name and first sentence: "the next is due at 60,200"
-    is the Skoda's)."""
+def _identifiers(q: str) -> set[str]:
+    asked = set(words(q)) & _IDENTIFIERS
+    if re.search(r"\bnumber \d", q):
+        asked.discard("number")  # "who lives at number 16?" gives the number
+    return asked
+
+
+def answer_kind(question: str) -> str:
+    """The kind of answer a question asks for ('' for whatever a note says), decided by its
+    asking words before its verb: "on which day is the rent paid?" asks for a day, not for
+    money. English only: the asking words are English ones."""
     q = question.strip().lower()
     asked = set(words(q))
+    part = _WHICH_PART.search(q)
+    # Each kind with whether the question asks for it; the first that does wins.
+    for kind, asks in (
+            ("identifier", bool(_identifiers(q))),
+            ("date of", "date" in asked and "what date" not in q),
+            ("season", bool(re.search(r"what time of (the )?(year|month|week|day)", q))),
+            ("clock", "what time" in q),
+            ("day", part is not None and part.group(2) in _DAY_PARTS),
+            ("money paid", bool(asked & _PRICE) and q.startswith("how much did")),
+            ("money", bool(asked & _PRICE)),
+            ("address", "address" in asked),
+            ("past date", q.startswith("when did")),
+            ("past when", q.startswith(("when was", "when were"))),
+            ("when", q.startswith("when") or part is not None),
+            ("age", q.startswith("how old")),
+            ("size", q.startswith(_SIZE_QUESTIONS)),
+            ("temperature", q.startswith(_HEAT_QUESTIONS)),
+            ("amount", q.startswith(("how much", "how many"))),
+            ("duration", q.startswith("how long")),
+            ("frequency", q.startswith("how often")),
+            ("kind", _KIND_ASKED.match(q) is not None),
+            ("named thing", bool(_which_thing(q))),
+            ("part of a name", _PART_OF_NAME.search(question) is not None),
+            ("name", q.startswith(("who", "whose")) or bool(asked & {"name", "called"})),
+    ):
+        if asks:
+            return kind
+    return ""
+
+
+# What a sentence holding each kind of answer says, where a pattern tells it: a clock time
+# for "what time", money for a cost, a day for "which day" (a month says none of them).
+_SAYS: dict[str, re.Pattern[str]] = {
+    "season": _WHEN, "clock": _CLOCK, "day": _DAY, "money": _CURRENCY, "address": _ADDRESS,
+    "past date": _DATE,  # "when did": a year or a date, not a habit
+    "when": _WHEN, "age": _AGE, "temperature": _TEMPERATURE,  # "how hot?": not 3 hours 40
+    "amount": _AMOUNT, "duration": _DURATION,  # a length of time, not a day of the week
+}
+
+
+def can_answer(question: str, sentence: str, context: str = "") -> bool:
+    """Whether a sentence has the kind of thing the question asks for (``answer_kind``).
+    (A document about the van does not hold its mileage just because it is about the van.)
+    ``context``: what establishes the sentence's subject (its document's name and first
+    sentence: "the next is due at 60,200" is the Skoda's)."""
+    q = question.strip().lower()
     said_periods = _periods(sentence)
     asked_periods = _periods(q)
     if any(said_periods.get(period, qualifier) != qualifier
@@ -583,116 +632,127 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     if "last" in asked_periods.values() and not said_periods and not (
             _TOLD_PAST.search(sentence) or _PAST_WHEN.search(sentence)):
         return False  # last month's book: what the club does each month says nothing of it
-    identifiers = asked & _IDENTIFIERS
-    if re.search(r"\bnumber \d", q):
-        identifiers.discard("number")  # "who lives at number 16?" gives the number
-    if identifiers:
-        # An identifier or a measure: a value of its own, in a sentence holding every other
-        # word of the question ("policy" for "the policy number", but "national" too for
-        # "my national insurance number"), and code-like unless the sentence names it.
-        # Where a secret is kept answers it ("the password is on the card stuck to the
-        # fridge"); which document is about which secret, the show decision has judged.
-        named_as = {n[:STEM] for w in identifiers & _KEPT_SOMEWHERE for n in _SECRET_NAMES[w]}
-        if named_as & stems(sentence) and _PLACE.search(sentence):
-            return True
-        if not numbers(sentence) - numbers(question):
-            return False
-        said = stems(sentence)
-        others = _plain_stems(question) - {w[:STEM] for w in identifiers}
-        if not others <= said | stems(context):
-            return False
-        # "every 6,000 miles" is how often, not a mileage.
-        measured = set(words(_EVERY.sub("", sentence)))
-        named = bool({w[:STEM] for w in identifiers} & said) or any(
-            measured & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
-        if identifiers & _MEASURES:
-            return named  # a measure is said with its name ("a mileage of"), not a code
-        # "the plot number" is said as "plot 17", "the room number" as "room 12".
-        counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)
-                   if m.group(1) not in STOPWORDS]
-        return named or _has_phone(sentence) or any(
-            _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence)) or any(
-            re.search(rf"\b{re.escape(c[:STEM])}\w*\s+\d", sentence, re.IGNORECASE)
-            for c in counted)
-    if "date" in asked and "what date" not in q:
-        # "Priya's date of birth": a date, of that ("expires in 2029" is another's).
-        return bool(_DATE.search(sentence)) and _plain_stems(q) - {"date"} <= stems(
-            sentence) | stems(context)
-    # The asking words say the kind before the verb does: "on which day is the rent paid?"
-    # asks for a day, not for money.
-    if re.search(r"what time of (the )?(year|month|week|day)", q):
-        return bool(_WHEN.search(sentence))  # a season or a part of the day, not a clock
-    if "what time" in q:
-        return bool(_CLOCK.search(sentence))
-    part = _WHICH_PART.search(q)
-    if part is not None and part.group(2) in _DAY_PARTS:
-        return bool(_DAY.search(sentence))  # which day or evening: a month says neither
-    if asked & _PRICE:
-        if q.startswith("how much did"):  # what it cost then, not what it costs each time
-            return bool(_CURRENCY.search(sentence) and _PAID.search(sentence))
-        return bool(_CURRENCY.search(sentence))  # a cost is said in money
-    if "address" in asked:
-        return bool(_ADDRESS.search(sentence))
-    if q.startswith("when did"):
-        return bool(_DATE.search(sentence))  # a past event: a year or a date, not a habit
-    if q.startswith(("when was", "when were")):
-        done = _DONE_LAST.search(q)
-        if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
-            return False  # "when was the pond dug?": October is when its net goes on
-        return bool(_DATE.search(sentence) or _PAST_WHEN.search(sentence))
-    if q.startswith("when") or part is not None:
-        return bool(_WHEN.search(sentence))
-    if q.startswith("how old"):
-        return bool(_AGE.search(sentence))
-    if q.startswith(_SIZE_QUESTIONS):
-        # "The starter lives in the fridge and is fed 50 g of flour": the fridge is where,
-        # not what is measured.
-        thing = next((fold(w) for w in reversed(words(q)) if w not in STOPWORDS), "")
-        where = sum(fold(m.group(1).lower()) == thing for m in _AT_A_PLACE.finditer(sentence))
-        mentions = sum(fold(w) == thing for w in words(sentence))
-        if mentions and where == mentions:
-            return False
-        return bool(_SIZE.search(sentence))
-    if q.startswith(_HEAT_QUESTIONS):
-        return bool(_TEMPERATURE.search(sentence))  # "how hot?": degrees, not 3 hours 40
-    if q.startswith(("how much", "how many")):
-        return bool(_AMOUNT.search(sentence))
-    if q.startswith("how long"):
-        return bool(_DURATION.search(sentence))  # a length of time, not a day of the week
-    if q.startswith("how often"):
-        return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
+    kind = answer_kind(question)
+    pattern = _SAYS.get(kind)
+    if pattern is not None:
+        return pattern.search(sentence) is not None
+    check = _CHECKS.get(kind)
+    return check(question, sentence, context) if check is not None else True
+
+
+def _holds_identifier(question: str, sentence: str, context: str) -> bool:
+    """An identifier or a measure: a value of its own, in a sentence holding every other word
+    of the question ("policy" for "the policy number", but "national" too for "my national
+    insurance number"), and code-like unless the sentence names it. Where a secret is kept
+    answers it ("the password is on the card stuck to the fridge"); which document is about
+    which secret, the show decision has judged."""
+    q = question.strip().lower()
+    identifiers = _identifiers(q)
+    named_as = {n[:STEM] for w in identifiers & _KEPT_SOMEWHERE for n in _SECRET_NAMES[w]}
+    if named_as & stems(sentence) and _PLACE.search(sentence):
+        return True
+    if not numbers(sentence) - numbers(question):
+        return False
+    said = stems(sentence)
+    others = _plain_stems(question) - {w[:STEM] for w in identifiers}
+    if not others <= said | stems(context):
+        return False
+    # "every 6,000 miles" is how often, not a mileage.
+    measured = set(words(_EVERY.sub("", sentence)))
+    named = bool({w[:STEM] for w in identifiers} & said) or any(
+        measured & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
+    if identifiers & _MEASURES:
+        return named  # a measure is said with its name ("a mileage of"), not a code
+    # "the plot number" is said as "plot 17", "the room number" as "room 12".
+    counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)
+               if m.group(1) not in STOPWORDS]
+    return named or _has_phone(sentence) or any(
+        _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence)) or any(
+        re.search(rf"\b{re.escape(c[:STEM])}\w*\s+\d", sentence, re.IGNORECASE)
+        for c in counted)
+
+
+def _holds_date_of(question: str, sentence: str, context: str) -> bool:
+    # "Priya's date of birth": a date, of that ("expires in 2029" is another's).
+    return bool(_DATE.search(sentence)) and _plain_stems(question.lower()) - {"date"} <= stems(
+        sentence) | stems(context)
+
+
+def _holds_money_paid(question: str, sentence: str, context: str) -> bool:
+    # What it cost then, not what it costs each time.
+    return bool(_CURRENCY.search(sentence) and _PAID.search(sentence))
+
+
+def _holds_past_when(question: str, sentence: str, context: str) -> bool:
+    done = _DONE_LAST.search(question.lower())
+    if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
+        return False  # "when was the pond dug?": October is when its net goes on
+    return bool(_DATE.search(sentence) or _PAST_WHEN.search(sentence))
+
+
+def _holds_size(question: str, sentence: str, context: str) -> bool:
+    # "The starter lives in the fridge and is fed 50 g of flour": the fridge is where, not
+    # what is measured.
+    thing = next((fold(w) for w in reversed(words(question.lower())) if w not in STOPWORDS), "")
+    where = sum(fold(m.group(1).lower()) == thing for m in _AT_A_PLACE.finditer(sentence))
+    mentions = sum(fold(w) == thing for w in words(sentence))
+    if mentions and where == mentions:
+        return False
+    return bool(_SIZE.search(sentence))
+
+
+def _holds_frequency(question: str, sentence: str, context: str) -> bool:
+    return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
+
+
+def _holds_kind(question: str, sentence: str, context: str) -> bool:
+    # "What breed are our hens?": a kind is said by name ("a TP-Link", "Farrow & Ball
+    # Skimming Stone"), as what something is ("Pepper the spaniel", "is a VW"), or by the
+    # kind's own word; where the hens live says none of it.
+    q = question.strip().lower()
+    kind = _KIND_ASKED.match(q)
+    assert kind is not None
+    if kind.group(1) in ("colour", "color"):
+        return bool(_COLOUR.search(sentence) or _new_name(q, sentence))
+    return bool(_IS_A.search(sentence) or _new_name(q, sentence)
+                or fold(kind.group(1))[:STEM] in stems(sentence)
+                or any(m.group(1).lower() not in STOPWORDS
+                       for m in _APPOSITION.finditer(sentence)))
+
+
+def _holds_named_thing(question: str, sentence: str, context: str) -> bool:
+    # "What belt is Leo?", "which rack is the canoe on?": the thing asked for is named where
+    # it is told (the karate class's day says nothing of a belt).
+    return fold(_which_thing(question.strip().lower()))[:STEM] in stems(sentence)
+
+
+def _holds_part_of_name(question: str, sentence: str, context: str) -> bool:
+    # "Ben Hale", "Hale, Ben": the person's name beside another ("Mr Pike" is one name).
+    part = _PART_OF_NAME.search(question)
+    assert part is not None
+    person = part.group(1)
+    beside = re.findall(rf"\b([A-Z][a-z]+),? {person}\b", sentence) + re.findall(
+        rf"\b{person},? ([A-Z][a-z]+)", sentence)
+    return any(w.lower() not in _HONORIFICS | STOPWORDS and fold(w.lower()) not in _CALENDAR
+               for w in beside)
+
+
+def _holds_name(question: str, sentence: str, context: str) -> bool:
+    # A name: a capitalised word that is not a day or a month, nor a name the question
+    # already says ("Mr Pike's first name" is not "Mr Pike").
+    q = question.strip().lower()
     done = re.match(rf"who (\w+ed|{_IRREGULAR_PAST})\b", q)
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
-    kind = _KIND_ASKED.match(q)
-    if kind is not None:
-        # "What breed are our hens?": a kind is said by name ("a TP-Link", "Farrow & Ball
-        # Skimming Stone"), as what something is ("Pepper the spaniel", "is a VW"), or by
-        # the kind's own word; where the hens live says none of it.
-        if kind.group(1) in ("colour", "color"):
-            return bool(_COLOUR.search(sentence) or _new_name(q, sentence))
-        return bool(_IS_A.search(sentence) or _new_name(q, sentence)
-                    or fold(kind.group(1))[:STEM] in stems(sentence)
-                    or any(m.group(1).lower() not in STOPWORDS
-                           for m in _APPOSITION.finditer(sentence)))
-    asked_for = _which_thing(q)
-    if asked_for:
-        # "What belt is Leo?", "which rack is the canoe on?": the thing asked for is named
-        # where it is told (the karate class's day says nothing of a belt).
-        return fold(asked_for)[:STEM] in stems(sentence)
-    part = _PART_OF_NAME.search(question)
-    if part is not None:
-        # "Ben Hale", "Hale, Ben": the person's name beside another ("Mr Pike" is one name).
-        person = part.group(1)
-        beside = re.findall(rf"\b([A-Z][a-z]+),? {person}\b", sentence) + re.findall(
-            rf"\b{person},? ([A-Z][a-z]+)", sentence)
-        return any(w.lower() not in _HONORIFICS | STOPWORDS and fold(w.lower()) not in _CALENDAR
-                   for w in beside)
-    if q.startswith(("who", "whose")) or asked & {"name", "called"}:
-        # A name: a capitalised word that is not a day or a month, nor a name the question
-        # already says ("Mr Pike's first name" is not "Mr Pike").
-        return _new_name(q, sentence)
-    return True
+    return _new_name(q, sentence)
+
+
+_CHECKS: dict[str, Callable[[str, str, str], bool]] = {
+    "identifier": _holds_identifier, "date of": _holds_date_of,
+    "money paid": _holds_money_paid, "past when": _holds_past_when, "size": _holds_size,
+    "frequency": _holds_frequency, "kind": _holds_kind, "named thing": _holds_named_thing,
+    "part of a name": _holds_part_of_name, "name": _holds_name,
+}
 
 
 def _which_thing(question: str) -> str:
@@ -726,7 +786,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
-    said_elsewhere = [stems(c) for c in candidates]
+    pairs = [_word_pairs(c) for c in candidates]
+    named = Counter(p for own in pairs for p in own)
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
@@ -734,7 +795,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         context = f"{opening} {about}"
         if not can_answer(question, sentence, context) or not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
-                    question, about, said_elsewhere[:index] + said_elsewhere[index + 1:]):
+                    question, about, named - Counter(pairs[index])):
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here").
@@ -768,23 +829,28 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
 _QUALIFIED = re.compile(r"\b([a-z][\w-]*) ([a-z][\w-]*)\b")
 
 
-def _another_of_the_kind(question: str, sentence: str, elsewhere: Sequence[set[str]]) -> bool:
+def _word_pairs(text: str) -> set[tuple[str, str]]:
+    """Each two words in a row, as stems: how a text names things ("swimming lessons")."""
+    said = [fold(w)[:STEM] for w in words(text.lower())]
+    return set(pairwise(said))
+
+
+def _another_of_the_kind(question: str, sentence: str, named_elsewhere: Counter[tuple[str, str]]
+                         ) -> bool:
     """Whether the sentence names the question's thing with another qualifier, where the
-    document tells of the asked one elsewhere: "Ella's piano lesson costs £18" does not say
-    what her swimming lesson costs when swimming lessons are in the note too."""
-    q = question.lower()
+    document names the asked one elsewhere (``named_elsewhere``: its other sentences' word
+    pairs): "Ella's piano lesson costs £18" does not say what her swimming lesson costs when
+    "swimming lessons" are in the note too ("hot lunches" still answer "the school lunch" when
+    no "school lunch" is named)."""
+    asked = [fold(w) for w in words(question.lower())]
     said = [fold(w) for w in words(sentence.lower())]
     held = {w[:STEM] for w in said}
-    for i in range(len(q.split())):
-        pair = _QUALIFIED.match(" ".join(q.split()[i:i + 2]))
-        if pair is None:
-            continue
-        qualifier, head = (fold(w.strip("?.,!")) for w in pair.groups())
+    for qualifier, head in pairwise(asked):
         if qualifier in STOPWORDS or head in STOPWORDS or qualifier[:STEM] in held:
             continue
-        before = [said[j - 1] for j, w in enumerate(said) if j and w[:STEM] == head[:STEM]]
-        if any(b not in STOPWORDS and not b.isdigit() for b in before) and any(
-                qualifier[:STEM] in other for other in elsewhere):
+        others = {said[j - 1] for j, w in enumerate(said) if j and w[:STEM] == head[:STEM]}
+        if any(o not in STOPWORDS and o not in asked and not o.isdigit() for o in others) and \
+                named_elsewhere[(qualifier[:STEM], head[:STEM])] > 0:
             return True
     return False
 
@@ -828,8 +894,7 @@ def _answering_clause(clauses: Sequence[str], asked: set[str]) -> str:
 def _asks_a_name(question: str) -> bool:
     """'Who …?', 'what is the hamster called?', 'the babysitter's name': the name is the
     answer, so an answer must say it whole."""
-    q = question.strip().lower()
-    return q.startswith(("who", "whose")) or bool(set(words(q)) & {"name", "called"})
+    return answer_kind(question) in ("name", "part of a name")
 
 
 def stated_by(text: str, evidence: Evidence, ends: Sequence[int]) -> int:

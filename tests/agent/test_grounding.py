@@ -122,10 +122,11 @@ async def test_the_prompt_read_back_is_never_sent(box: Any) -> None:
     assert len(provider.prompts) == 2  # tried once more
     chat, _ = service(box, [echo, echo])
     assert await turn(chat, "Hello there", "t") == answer.NO_ANSWER
-    # With evidence, the evidence is told instead.
-    chat, _ = service(box, [["Notes: ", "the fuse ", "box."], echo])
+    # With evidence, the evidence is told instead, at once: no second try to wait for.
+    chat, provider = service(box, [["Notes: ", "the fuse ", "box."], echo])
     assert await turn(chat, "Where is the fuse box?", "u") == (
         "The fuse box is in the cupboard under the stairs. (from fusebox.txt)")
+    assert len(provider.prompts) == 1
 
 
 @asynccontextmanager

@@ -673,3 +673,17 @@ def test_which_day_asks_for_a_day_even_of_a_payment() -> None:
     question = "On which day of the month is the council tax paid?"
     assert trust.can_answer(question, "It is paid on the 15th of each month.")
     assert not trust.can_answer(question, "The council tax is £142 a month.")
+
+
+def test_another_qualifier_answers_unless_the_asked_one_is_named_elsewhere() -> None:
+    question = "How much is the school lunch?"
+    plain = ["Hot lunches cost £2.40 a day.", "Packed lunches must not contain nuts."]
+    assert trust.pick_evidence(question, plain, [0.6, 0.3], "school.md") is not None
+    # With "school lunch" named in the note, the hot lunch is another thing.
+    named = ["Hot lunches cost £2.40 a day.", "The school lunch is free for infants."]
+    evidence = trust.pick_evidence(question, named, [0.6, 0.5], "school.md")
+    assert evidence is None or "infants" in evidence.sentence
+    # A qualifier the question itself says is no other thing.
+    assert trust.pick_evidence("What is the recommended fan setting?", [
+        "The fan setting can be changed with the arrows.",
+        "The recommended setting for a bedroom is 2."], [0.5, 0.6], "fan.md") is not None
