@@ -44,3 +44,28 @@ def search_terms(text: str, limit: int = 16) -> list[str]:
         if token not in STOPWORDS and len(token) > 1 and token not in seen:
             seen[token] = None
     return list(seen)[:limit]
+
+
+STEM = 5
+COMPOUND_MIN = 4  # a word this long opening a longer one is the same thing ('milk', 'milkman')
+
+# --- Numbers ----------------------------------------------------------------------------------
+_NUMBER = re.compile(r"\d[\d,.:]*\d|\d")
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers a text states, as bare digit strings ('3,200' and '3200' alike; '5:30'
+    as '530'), so that a value can be checked against the evidence's."""
+    return {re.sub(r"\D", "", n) for n in _NUMBER.findall(text)}
+
+
+def covered(asked: set[str], held: set[str]) -> set[str]:
+    """The asked stems a text holds, a whole short word also as the start of a compound
+    ('milk' in 'milkman', 'tooth' in 'toothbrush')."""
+    return {a for a in asked if a in held or (
+        len(a) >= COMPOUND_MIN and any(h.startswith(a) for h in held))}
+
+
+def stems(text: str) -> set[str]:
+    """Content words cut to their first STEM letters ('serviced' meets 'services')."""
+    return {w[:STEM] for w in content_words(text) if not w.isdigit()}

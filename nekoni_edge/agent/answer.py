@@ -6,6 +6,14 @@ from __future__ import annotations
 from enum import Enum
 
 from nekoni_edge.agent import secrets, trust
+from nekoni_edge.agent.echo import OPENING_WORDS, EchoCheck
+from nekoni_edge.agent.evidence import (
+    Evidence,
+    sentence_ends,
+    sentences,
+    stated_by,
+    unsupported_numbers,
+)
 from nekoni_edge.store.chunks import Hit
 from nekoni_edge.words import words
 
@@ -58,17 +66,17 @@ def support(hit: Hit) -> str:
     """What of a shown note may hold a value the answer states: its ``SUPPORT_SENTENCES``
     sentences closest to the question (by the scores stored at ingest; all of them for a
     note stored before there were any), instructions left out."""
-    sentences = evidence_candidates(hit)
-    if len(hit.passage_scores) == len(trust.sentences(hit.content)):
-        closest = sorted(sentences, key=lambda pair: -hit.passage_scores[pair[0]])
-        sentences = sorted(closest[:SUPPORT_SENTENCES])
-    return " ".join(sentence for _, sentence in sentences)
+    candidates = evidence_candidates(hit)
+    if len(hit.passage_scores) == len(sentences(hit.content)):
+        closest = sorted(candidates, key=lambda pair: -hit.passage_scores[pair[0]])
+        candidates = sorted(closest[:SUPPORT_SENTENCES])
+    return " ".join(sentence for _, sentence in candidates)
 
 
 def evidence_candidates(hit: Hit) -> list[tuple[int, str]]:
     """A chunk's sentences that may be evidence (its instructions left out), each with its
     place among the chunk's sentences (where its stored score is)."""
-    return [(i, s) for i, s in enumerate(trust.sentences(hit.content))
+    return [(i, s) for i, s in enumerate(sentences(hit.content))
             if trust.without_instructions(s)]
 
 
@@ -166,7 +174,7 @@ class CheckedAnswer:
     scaffolding.
     """
 
-    def __init__(self, echo: trust.EchoCheck, evidence: trust.Evidence | None = None,
+    def __init__(self, echo: EchoCheck, evidence: Evidence | None = None,
                  sources: tuple[str, ...] = (), *, strict: bool = False) -> None:
         """``strict``: a question about the household with nothing to ground it: a number
         none of ``sources`` holds is an invented value (the answer stops before it)."""
@@ -215,7 +223,7 @@ class CheckedAnswer:
         if self._strict:
             # Whole sentences, each without a number no source holds: the answer ends before
             # the first that has one (and is not sent at all when that is the first).
-            if trust.unsupported_numbers(self._held, *self._sources):
+            if unsupported_numbers(self._held, *self._sources):
                 self.complete = True
                 self.verdict = Verdict.OK if self.sent else Verdict.MISSED
                 return ""
@@ -227,7 +235,7 @@ class CheckedAnswer:
                 return ""
             return self._release(end)
         if not self._released:
-            if len(words(self._held)) < trust.OPENING_WORDS and not final:
+            if len(words(self._held)) < OPENING_WORDS and not final:
                 return ""
             if self._echo.find(self._held):
                 self.verdict = Verdict.ECHO
@@ -249,12 +257,12 @@ class CheckedAnswer:
             self.verdict = Verdict.ECHO
             return ""
         # Whole sentences only: the answer is the text up to the sentence stating the evidence.
-        ends = trust.sentence_ends(self._held)
+        ends = sentence_ends(self._held)
         if final and (not ends or ends[-1] < len(self._held.rstrip())):
             ends.append(len(self._held))
-        end = trust.stated_by(self._held, evidence, ends)
+        end = stated_by(self._held, evidence, ends)
         checked = self._held[:end] if end else self._held[:ends[-1]] if ends else ""
-        if trust.unsupported_numbers(checked, *self._sources):
+        if unsupported_numbers(checked, *self._sources):
             self.verdict = Verdict.MISSED
             return ""
         if not end:
@@ -272,5 +280,5 @@ class CheckedAnswer:
 
 def _last_sentence_end(text: str) -> int:
     """Where the last complete sentence of ``text`` ends (0: none yet)."""
-    ends = trust.sentence_ends(text)
+    ends = sentence_ends(text)
     return ends[-1] if ends else 0

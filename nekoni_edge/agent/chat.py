@@ -19,6 +19,10 @@ from typing import Any, TypeVar
 
 from nekoni_edge import policy
 from nekoni_edge.agent import answer, secrets, trust
+from nekoni_edge.agent.asked import missing_subject, names, only_where_kept
+from nekoni_edge.agent.asked import specific as asks_for_a_kind
+from nekoni_edge.agent.echo import EchoCheck
+from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
 from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
@@ -26,10 +30,11 @@ from nekoni_edge.errors import ModelUnavailable, NotYourSession
 from nekoni_edge.foreground import Foreground
 from nekoni_edge.llm.provider import ChatTurn, ModelProvider, Usage
 from nekoni_edge.rag.knowledge import KnowledgeBase
+from nekoni_edge.rag.structure import titled
 from nekoni_edge.store.chunks import Hit
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
 from nekoni_edge.tracer import Tracer
-from nekoni_edge.words import content_words
+from nekoni_edge.words import content_words, numbers
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -122,7 +127,7 @@ class ChatService:
         self.last_stats: TurnStats | None = None
         self.turns = FairTurns()
         # The prompt's own scaffolding, which an answer must never read back.
-        self._echo = trust.EchoCheck([system_prompt, answer.ANSWER_INSTRUCTION])
+        self._echo = EchoCheck([system_prompt, answer.ANSWER_INSTRUCTION])
 
     @property
     def provider(self) -> ModelProvider | None:
@@ -287,7 +292,7 @@ class ChatService:
             if household is None and secrets.asked(content):
                 household = True  # a code, a password, an account: only ever the household's
             asks = _asks(content)
-            specific = trust.specific(content)
+            specific = asks_for_a_kind(content)
             general = trust.general_form(content, hits)
             shown = [] if household is False else trust.shown(query, hits,
                                                                 with_tool=bool(routes),
@@ -311,7 +316,7 @@ class ChatService:
                                              approve) for route in routes]
             facts = [fact for fact, _, _ in results]
             evidence = _tool_evidence(content, routes, results)
-            missing = bool(shown) and trust.missing_subject(
+            missing = bool(shown) and missing_subject(
                 content, f"{shown[0].source} {shown[0].content}")
             if evidence is None and shown and not missing:
                 # The sentence is picked by the turn's own words: a follow-up's subject found
@@ -353,7 +358,7 @@ class ChatService:
                     # old is Nibbles?"): no value the notes lack.
                     strict=evidence is None and household is not False and asks and not (
                         household is None and not shown and general
-                        and not trust.names(content)))
+                        and not names(content)))
                 async for piece in self._answer(session_id, context, check, stats, turn.id):
                     yield piece
                 if not check.sent:
@@ -436,7 +441,7 @@ class ChatService:
                 check.reset()  # nothing was sent: the checks hold the opening back
 
     async def _evidence(self, question: str, vector: Sequence[float] | None,
-                        hits: list[Hit], found: Sequence[Hit] = ()) -> trust.Evidence | None:
+                        hits: list[Hit], found: Sequence[Hit] = ()) -> Evidence | None:
         """The shown sentence closest to the question, when it holds what the question asks
         for: from the best document, or else from the next one shown ("who mows the lawn on
         Sundays?" is the rota's, not the garden note's with its Sunday tomato feed). A
@@ -445,7 +450,7 @@ class ChatService:
         if vector is None or self._embed is None:
             return None
         kinds = secrets.asked(question)
-        pointer: trust.Evidence | None = None
+        pointer: Evidence | None = None
         for source in dict.fromkeys(h.source for h in hits):
             chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
                              if h.source == source}.values(), key=lambda h: h.index)
@@ -460,8 +465,8 @@ class ChatService:
             if kinds:
                 # A secret is told only from a sentence about what the question names: in any
                 # other it stays hidden (the sentences stay, as context for the next one).
-                rows = [row if trust.names_the_subject(question, trust.titled(
-                    source, trust.with_antecedent(candidates, i), row[0].heading), kinds)
+                rows = [row if trust.names_the_subject(question, titled(
+                    source, with_antecedent(candidates, i), row[0].heading), kinds)
                         else (row[0], secrets.hide(row[1]), row[2])
                         for i, row in enumerate(rows)]
             if not rows:
@@ -469,16 +474,16 @@ class ChatService:
             missing = [(h, c) for h, c, cosine in rows if cosine is None]
             if missing:
                 # Stored before passages were embedded: embed the sentences now.
-                vectors = iter(await self._embed([trust.titled(source, c, h.heading)
+                vectors = iter(await self._embed([titled(source, c, h.heading)
                                                   for h, c in missing]))
                 rows = [(h, c, cosine if cosine is not None else sum(
                     a * b for a, b in zip(next(vectors), vector, strict=True)))
                         for h, c, cosine in rows]
             best = next(h for h in hits if h.source == source)
-            evidence = trust.pick_evidence(question, [c for _, c, _ in rows],
+            evidence = pick_evidence(question, [c for _, c, _ in rows],
                                            [float(cosine or 0.0) for _, _, cosine in rows],
                                            source, best.heading)
-            if evidence is not None and not trust.only_where_kept(question, evidence.sentence):
+            if evidence is not None and not only_where_kept(question, evidence.sentence):
                 return evidence
             # "The key safe code is in the home manual": told only when no note says the value.
             pointer = pointer or evidence
@@ -614,24 +619,24 @@ def _recent(sessions: OrderedDict[str, T], session_id: str, make: Callable[[], T
 def _stored_cosines(hit: Hit) -> list[float | None]:
     """Each sentence's cosine as the search scored it: its passage's, or the chunk's own when
     the chunk is that one sentence; None where it was not stored."""
-    count = len(trust.sentences(hit.content))
+    count = len(sentences(hit.content))
     if len(hit.passage_scores) == count:
         return list(hit.passage_scores)
     return [hit.score] if count == 1 else [None] * count
 
 
 def _tool_evidence(question: str, routes: list[Route],
-                   results: list[tuple[str, str | None, bool]]) -> trust.Evidence | None:
+                   results: list[tuple[str, str | None, bool]]) -> Evidence | None:
     """What the answer must state when a tool answered: its value, or its fact's words (a
     tool that failed gives none: the model says so in its words)."""
     for route, (fact, essential, ok) in zip(routes, results, strict=True):
         if ok and essential is not None:
-            return trust.Evidence(fact, route.tool.name, frozenset(), exact=essential,
+            return Evidence(fact, route.tool.name, frozenset(), exact=essential,
                                   document=False)
     for route, (fact, _, ok) in zip(routes, results, strict=True):
-        if not ok or not trust.numbers(fact):
+        if not ok or not numbers(fact):
             continue  # an action's outcome in words ("the door is unlocked"): the model's own
-        return trust.Evidence(fact, route.tool.name, frozenset(
+        return Evidence(fact, route.tool.name, frozenset(
             content_words(fact) - content_words(question)), document=False)
     return None
 

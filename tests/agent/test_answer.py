@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from nekoni_edge.agent import answer, trust
+from nekoni_edge.agent import answer
+from nekoni_edge.agent.evidence import unsupported_numbers
 from nekoni_edge.store.chunks import Hit
 
 
@@ -98,7 +99,7 @@ def test_a_value_only_a_notes_far_sentence_holds_is_no_support() -> None:
     hit = Hit("d", "bins.txt", 0, None, text, 0.8, passage_scores=(0.7, 0.5, 0.4, 0.1))
     held = answer.support(hit)
     assert "4242" not in held
-    assert trust.unsupported_numbers("The code is 4242.", "When are the bins emptied?", held)
+    assert unsupported_numbers("The code is 4242.", "When are the bins emptied?", held)
     legacy = Hit("d", "bins.txt", 0, None, text, 0.8)  # stored before sentence scores
     assert "4242" in answer.support(legacy)
 

@@ -1,0 +1,419 @@
+"""What a question asks for, read from its words alone: the kind of answer (a time, a day,
+money, a name, an identifier...) from its asking words, one table from question kind to what
+a sentence holding the answer says (``answer_kind``, ``can_answer``); its names and its
+subject. English only: the asking words and the patterns are English. Pure text logic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from nekoni_edge.words import STEM, STOPWORDS, content_words, fold, numbers, stems, words
+
+NAME_INSIDE = re.compile(r"(?<!^)\b[A-Z][a-z]+")  # a capitalised word not opening the text
+
+
+def name_stems(question: str) -> set[str]:
+    """The names in a question (capitalised words after its first), as stems."""
+    return {w.lower()[:STEM] for w in NAME_INSIDE.findall(question.strip())}
+
+
+def names(question: str) -> set[str]:
+    """The question's names: capitalised words after its first, not days, months or titles."""
+    return {fold(w.lower()) for w in NAME_INSIDE.findall(question.strip())} - CALENDAR - \
+        HONORIFICS
+
+
+# Titles before a surname: "Nurse Patel" and "Sensei Kato" are one name each, like "Mr Pike".
+HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss", "nurse", "sensei", "prof",
+                         "professor", "rev", "reverend", "sister", "father", "coach"})
+CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
+PLACE = re.compile(r"\b(in|at|under|behind|on|by|near|beside|inside|next to|above|below)\s+"
+                    r"(the|a|an|our|my|his|her|their|\w+'s)\s+(?!(morning|afternoon|evening|"
+                    r"night|day|week|month|year|summer|winter|spring|autumn|weekend)s?\b)",
+                    re.IGNORECASE)
+# What kind of words an answer to each kind of question contains.
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_WHEN = re.compile(rf"\b(\d{{1,2}}(:\d\d)?\s?(am|pm)|\d{{1,2}}:\d\d|{_DAYS}|weekday|weekend|"
+                   rf"{_MONTHS}|daily|"
+                   r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
+                   r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
+                   r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday)",
+                   re.IGNORECASE)
+_CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
+                    r"o'clock)\b", re.IGNORECASE)
+_DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})\b|"
+                   rf"\b({_MONTHS})\s+\d{{1,2}}\b", re.IGNORECASE)
+# An age, or a birth year it follows from; a birthday (a day and a month) says nothing of it.
+_AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(1[89]|20)\d\d\b",
+                  re.IGNORECASE)
+# A sentence telling of the past: "was", "did", "ago", a year, a deed done.
+_TOLD_PAST = re.compile(r"\b(was|were|did|had|ago|yesterday|\w{3,}ed|(1[89]|20)\d\d)\b",
+                        re.IGNORECASE)
+_AT_A_PLACE = re.compile(r"\b(?:in|at|on|by|under|behind|beside|inside|near|next to) "
+                         r"(?:the |our |a |an )?([\w-]+)", re.IGNORECASE)
+_HEAT_QUESTIONS = ("how hot", "how warm", "how cold", "what temperature")
+_TEMPERATURE = re.compile(r"\d\s*(°|degrees?\b|[cf]\b)", re.IGNORECASE)
+_SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
+_SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|l|gallons?|kg|g|"
+                   r"tonnes?|metres?|meters?|kwh|kw|w|watts?|mah|ah|gb|tb|mb|seats?|berths?)\b|"
+                   r"\b(small|large|big|tall|wide|heavy|deep)\b",
+                   re.IGNORECASE)
+# A street address ("14 Elm Road", "Church Street"): "the Okafors drive" is not one.
+_ADDRESS = re.compile(r"\b\d+[a-z]?,? [A-Z][a-z]+(?: [A-Z][a-z]+)? (?:Road|Street|Lane|Avenue|"
+                      r"Close|Drive|Way|Gardens|Place|Crescent|Terrace|Court|Row)\b|\b[A-Z][a-z]+ "
+                      r"(?:Road|Street|Lane|Avenue|Close|Way|Gardens|Place|Crescent|Terrace)\b")
+# "What day is bin day?", "what evening is choir?": a when, asked by the part of it wanted.
+_WHICH_PART = re.compile(r"\b(what|which) (day|days|evening|morning|afternoon|night|week|month|"
+                         r"season)\b")
+_DAY_PARTS = frozenset("day days evening morning afternoon night".split())
+_DAY = re.compile(rf"\b(({_DAYS})s?|weekdays?|weekends?|daily|tonight|tomorrow)\b|\bevery day\b|"
+                  r"\b\d{1,2}(st|nd|rd|th)\b|\b(first|second|third|fourth|last)\b", re.IGNORECASE)
+# "When was the chimney swept?": "in October" says it, "every two weeks" does not.
+_PAST_WHEN = re.compile(rf"\b(in|last|since|during|on) ({_MONTHS}|spring|summer|autumn|"
+                        rf"winter)\b|\bago\b|\byesterday\b", re.IGNORECASE)
+CALENDAR = frozenset(f"{_DAYS}|{_MONTHS}".split("|"))
+_AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
+                     re.IGNORECASE)
+
+
+_MEASURES = frozenset({"mileage", "size"})
+# A measure is also said by its unit ("due at 60,200 miles" gives a mileage).
+_MEASURE_UNITS = {"mileage": frozenset({"mile", "miles"})}
+# "three working days", "two full weeks": a word may stand between the number and its unit.
+_DURATION = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                       r"few|several|half an?)\s*-?\s*(?:[a-z]+\s+)?(years?|months?|weeks?|days?|"
+                       r"hours?|hrs?|minutes?|mins?|seconds?|nights?)\b|\buntil\b|\bovernight\b",
+                       re.I)
+# "last month's book" is not "this month's book": a period named with another qualifier.
+_PERIOD = re.compile(r"\b(last|next|this|previous|coming|following|current)\s+(week|month|"
+                     r"year|weekend|term|season|time)\b", re.I)
+_SAME_QUALIFIER = {"previous": "last", "coming": "next", "following": "next",
+                   "current": "this"}
+_KEPT_SOMEWHERE = frozenset({"code", "pin", "password"})  # a secret may be told by where it is
+# The words a note may name a secret by ("the combination for the padlock" is its code).
+_SECRET_NAMES = {"code": frozenset({"code", "combination", "pin", "passcode"}),
+                 "pin": frozenset({"pin", "code"}),
+                 "password": frozenset({"password", "passcode", "passphrase"})}
+_IDENTIFIERS = frozenset({"number", "code", "pin", "password"}) | _MEASURES
+_GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
+# An identifier's value: letters and digits together, dash-joined, or five digits or more.
+_CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
+                   r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
+# A price paid once ("it cost 950 pounds", "we paid"), not a charge paid each time ("the fee
+# is paid every March").
+_PAID = re.compile(r"\b(cost|(?<!is )(?<!are )paid|charged|spent|was|were|came to)\b",
+                   re.IGNORECASE)
+_IRREGULAR_PAST = "gave|made|sold|built|bought|brought|took|sent|put|got|found|paid|left|lent|wrote"
+# "When was the pond dug?", "when were the panels installed?": the deed asked about, last.
+_DONE_LAST = re.compile(rf"\b(\w+ed|{_IRREGULAR_PAST}|dug|swept|done|made|born|laid|hung|"
+                        r"grown|sewn|fixed|cut|set|shut|taken|given|written|shown|seen|"
+                        r"chosen|stolen|broken|won|begun)\W*$")
+# "What breed are our hens?", "what make is the van?", "what colour is it?": a kind of thing.
+_KIND_ASKED = re.compile(r"^(?:what|which) (breed|make|model|brand|kind|type|sort|variety|"
+                         r"species|colour|color) (?:is|are|was|were)\b")
+# Things whose own kinds of answer are checked above ("what date is the party?": a date).
+_TOLD_ELSEWHERE = frozenset("date time day days year month week evening morning afternoon "
+                            "night season hour".split())
+_WHICH_THING = re.compile(r"^(?:what|which) ([a-z]+) (?:is|are|was|were) (.*)$")
+_COLOUR = re.compile(r"\b(red|orange|yellow|green|blue|purple|pink|brown|black|white|grey|gray|"
+                     r"silver|gold|cream|beige|navy|turquoise|teal|lilac|magenta|maroon)\b",
+                     re.IGNORECASE)
+_IS_A = re.compile(r"\b(is|are) (a|an)\b", re.IGNORECASE)
+_APPOSITION = re.compile(r"\b([A-Z][a-z]+),? the [a-z]+")  # "Pepper the spaniel"
+# Kinds of personal fact a note may lack: "what's the Okafors' address?".
+_PERSONAL = frozenset("date name surname called address email phone".split())
+# "Ben's middle name", "Rosa's surname": said with the rest of the name beside it.
+_PART_OF_NAME = re.compile(r"\b([A-Z][a-z]+)['’]s (?:(?:first|middle|last|full|maiden) name|"
+                           r"surname)\b")
+_EVERY = re.compile(r"\bevery\s+[\d,.]+\s*\w+", re.IGNORECASE)
+# A telephone number written in groups ("0800 111 999", "+44 20 7946 0018"): seven digits or more.
+_DIGIT_GROUPS = re.compile(r"(?<![\w-])\+?\d{2,5}(?:[ -]\d{2,5}){1,3}(?![\w-])")
+# Words of a question that only ask (not what about): left out when a sentence must hold the
+# rest.
+_ASKING = frozenset("name called kind type sort".split())
+
+
+def _has_phone(sentence: str) -> bool:
+    return any(len(re.sub(r"\D", "", m)) >= 7 for m in _DIGIT_GROUPS.findall(sentence))
+
+
+def _plain_stems(question: str) -> set[str]:
+    """The question's words less names and asking words, as stems."""
+    return {w[:STEM] for w in content_words(question) - _ASKING
+            if not w.isdigit()} - name_stems(question)
+_PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged", "spend",
+                    "spent"})
+_CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
+                       re.IGNORECASE)
+# "Maya's best friend", "Leo's birthday": what the question is about, at its end.
+# "what's", "it's" and the like are "… is", never a possession.
+_POSSESSED = re.compile(r"\b(?!(?:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
+                        r"(\w+)(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$", re.IGNORECASE)
+# "What time does Priya's choir start?": after "does" the phrase's last word is the verb.
+_AUXILIARY = re.compile(r"\b(do|does|did)\b", re.IGNORECASE)
+# Where a possessed phrase's head ends: "key worker at nursery" is about a worker.
+_PREPOSITIONS = frozenset("at in on for of with from to by".split())
+
+
+_PAST_SUBJECT = re.compile(r"\bdid (?:the|our|my) ([\w-]+)", re.IGNORECASE)
+
+
+def missing_subject(question: str, document: str) -> bool:
+    """Whether the thing the question is about ("Leo's birthday", "what did the plumber
+    charge") is nowhere in the document: then the document, however close, cannot answer."""
+    text = question.strip()
+    found = _POSSESSED.search(text)
+    past = _PAST_SUBJECT.search(text)
+    if found is not None:
+        said = words(found.group(2))
+        cut = next((i for i, w in enumerate(said) if w in _PREPOSITIONS and i), len(said))
+        if cut > 1 and _AUXILIARY.search(text[:found.start()]):
+            cut -= 1
+        phrase = " ".join(said[:cut])
+    elif past is not None:
+        phrase = past.group(1)
+    else:
+        return False
+    wanted = [fold(w) for w in words(phrase) if w not in STOPWORDS and not w.isdigit()]
+    if not wanted:
+        return False
+    if wanted[-1] in {fold(h) for h in _GENERIC_HEADS}:  # folded as the words are ('addres')
+        # "the choir conductor's name": what kind of answer; the subject is whose it is, when
+        # that is a thing, not a name (a name says which document, judged by the show).
+        owner = found.group(1) if found is not None else ""
+        return bool(owner) and owner.islower() and fold(owner.lower())[:STEM] not in stems(
+            document)
+    if found is not None and len(wanted) == 1 and wanted[0].endswith("ing"):
+        return False  # "what's Maya reading for book club": "Maya is", not a possession
+    return wanted[-1][:STEM] not in stems(document)
+
+
+def specific(question: str) -> bool:
+    """Whether the question asks for a kind of thing a sentence may lack (a time, an amount,
+    a name, an identifier), rather than for what a note says."""
+    return bool(answer_kind(question)) or bool(
+        set(words(question.strip().lower())) & (_IDENTIFIERS | _PERSONAL))
+
+
+def only_where_kept(question: str, sentence: str) -> bool:
+    """Whether the sentence answers a question for a code, PIN or password only by where it is
+    kept (no value of its own): a note holding the value is the better answer."""
+    asked = set(words(question.lower())) & _KEPT_SOMEWHERE
+    return bool(asked) and not (numbers(sentence) - numbers(question)) and not any(
+        _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
+
+
+def _periods(text: str) -> dict[str, str]:
+    return {m.group(2).lower(): _SAME_QUALIFIER.get(m.group(1).lower(), m.group(1).lower())
+            for m in _PERIOD.finditer(text)}
+
+
+def _identifiers(q: str) -> set[str]:
+    asked = set(words(q)) & _IDENTIFIERS
+    if re.search(r"\bnumber \d", q):
+        asked.discard("number")  # "who lives at number 16?" gives the number
+    return asked
+
+
+def answer_kind(question: str) -> str:
+    """The kind of answer a question asks for ('' for whatever a note says), decided by its
+    asking words before its verb: "on which day is the rent paid?" asks for a day, not for
+    money. English only: the asking words are English ones."""
+    q = question.strip().lower()
+    asked = set(words(q))
+    part = _WHICH_PART.search(q)
+    # Each kind with whether the question asks for it; the first that does wins.
+    for kind, asks in (
+            ("identifier", bool(_identifiers(q))),
+            ("date of", "date" in asked and "what date" not in q),
+            ("season", bool(re.search(r"what time of (the )?(year|month|week|day)", q))),
+            ("clock", "what time" in q),
+            ("day", part is not None and part.group(2) in _DAY_PARTS),
+            ("money paid", bool(asked & _PRICE) and q.startswith("how much did")),
+            ("money", bool(asked & _PRICE)),
+            ("address", "address" in asked),
+            ("past date", q.startswith("when did")),
+            ("past when", q.startswith(("when was", "when were"))),
+            ("when", q.startswith("when") or part is not None),
+            ("age", q.startswith("how old")),
+            ("size", q.startswith(_SIZE_QUESTIONS)),
+            ("temperature", q.startswith(_HEAT_QUESTIONS)),
+            ("amount", q.startswith(("how much", "how many"))),
+            ("duration", q.startswith("how long")),
+            ("frequency", q.startswith("how often")),
+            ("kind", _KIND_ASKED.match(q) is not None),
+            ("named thing", bool(_which_thing(q))),
+            ("part of a name", _PART_OF_NAME.search(question) is not None),
+            ("name", q.startswith(("who", "whose")) or bool(asked & {"name", "called"})),
+    ):
+        if asks:
+            return kind
+    return ""
+
+
+# What a sentence holding each kind of answer says, where a pattern tells it: a clock time
+# for "what time", money for a cost, a day for "which day" (a month says none of them).
+_SAYS: dict[str, re.Pattern[str]] = {
+    "season": _WHEN, "clock": _CLOCK, "day": _DAY, "money": _CURRENCY, "address": _ADDRESS,
+    "past date": _DATE,  # "when did": a year or a date, not a habit
+    "when": _WHEN, "age": _AGE, "temperature": _TEMPERATURE,  # "how hot?": not 3 hours 40
+    "amount": _AMOUNT, "duration": _DURATION,  # a length of time, not a day of the week
+}
+
+
+def can_answer(question: str, sentence: str, context: str = "") -> bool:
+    """Whether a sentence has the kind of thing the question asks for (``answer_kind``).
+    (A document about the van does not hold its mileage just because it is about the van.)
+    ``context``: what establishes the sentence's subject (its document's name and first
+    sentence: "the next is due at 60,200" is the Skoda's)."""
+    q = question.strip().lower()
+    said_periods = _periods(sentence)
+    asked_periods = _periods(q)
+    if any(said_periods.get(period, qualifier) != qualifier
+           for period, qualifier in asked_periods.items()):
+        return False  # asked for last month's, the sentence is about this month's
+    if "last" in asked_periods.values() and not said_periods and not (
+            _TOLD_PAST.search(sentence) or _PAST_WHEN.search(sentence)):
+        return False  # last month's book: what the club does each month says nothing of it
+    kind = answer_kind(question)
+    pattern = _SAYS.get(kind)
+    if pattern is not None:
+        return pattern.search(sentence) is not None
+    check = _CHECKS.get(kind)
+    return check(question, sentence, context) if check is not None else True
+
+
+def _holds_identifier(question: str, sentence: str, context: str) -> bool:
+    """An identifier or a measure: a value of its own, in a sentence holding every other word
+    of the question ("policy" for "the policy number", but "national" too for "my national
+    insurance number"), and code-like unless the sentence names it. Where a secret is kept
+    answers it ("the password is on the card stuck to the fridge"); which document is about
+    which secret, the show decision has judged."""
+    q = question.strip().lower()
+    identifiers = _identifiers(q)
+    named_as = {n[:STEM] for w in identifiers & _KEPT_SOMEWHERE for n in _SECRET_NAMES[w]}
+    if named_as & stems(sentence) and PLACE.search(sentence):
+        return True
+    if not numbers(sentence) - numbers(question):
+        return False
+    said = stems(sentence)
+    others = _plain_stems(question) - {w[:STEM] for w in identifiers}
+    if not others <= said | stems(context):
+        return False
+    # "every 6,000 miles" is how often, not a mileage.
+    measured = set(words(_EVERY.sub("", sentence)))
+    named = bool({w[:STEM] for w in identifiers} & said) or any(
+        measured & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
+    if identifiers & _MEASURES:
+        return named  # a measure is said with its name ("a mileage of"), not a code
+    # "the plot number" is said as "plot 17", "the room number" as "room 12".
+    counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)
+               if m.group(1) not in STOPWORDS]
+    return named or _has_phone(sentence) or any(
+        _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence)) or any(
+        re.search(rf"\b{re.escape(c[:STEM])}\w*\s+\d", sentence, re.IGNORECASE)
+        for c in counted)
+
+
+def _holds_date_of(question: str, sentence: str, context: str) -> bool:
+    # "Priya's date of birth": a date, of that ("expires in 2029" is another's).
+    return bool(_DATE.search(sentence)) and _plain_stems(question.lower()) - {"date"} <= stems(
+        sentence) | stems(context)
+
+
+def _holds_money_paid(question: str, sentence: str, context: str) -> bool:
+    # What it cost then, not what it costs each time.
+    return bool(_CURRENCY.search(sentence) and _PAID.search(sentence))
+
+
+def _holds_past_when(question: str, sentence: str, context: str) -> bool:
+    done = _DONE_LAST.search(question.lower())
+    if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
+        return False  # "when was the pond dug?": October is when its net goes on
+    return bool(_DATE.search(sentence) or _PAST_WHEN.search(sentence))
+
+
+def _holds_size(question: str, sentence: str, context: str) -> bool:
+    # "The starter lives in the fridge and is fed 50 g of flour": the fridge is where, not
+    # what is measured.
+    thing = next((fold(w) for w in reversed(words(question.lower())) if w not in STOPWORDS), "")
+    where = sum(fold(m.group(1).lower()) == thing for m in _AT_A_PLACE.finditer(sentence))
+    mentions = sum(fold(w) == thing for w in words(sentence))
+    if mentions and where == mentions:
+        return False
+    return bool(_SIZE.search(sentence))
+
+
+def _holds_frequency(question: str, sentence: str, context: str) -> bool:
+    return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
+
+
+def _holds_kind(question: str, sentence: str, context: str) -> bool:
+    # "What breed are our hens?": a kind is said by name ("a TP-Link", "Farrow & Ball
+    # Skimming Stone"), as what something is ("Pepper the spaniel", "is a VW"), or by the
+    # kind's own word; where the hens live says none of it.
+    q = question.strip().lower()
+    kind = _KIND_ASKED.match(q)
+    assert kind is not None
+    if kind.group(1) in ("colour", "color"):
+        return bool(_COLOUR.search(sentence) or _new_name(q, sentence))
+    return bool(_IS_A.search(sentence) or _new_name(q, sentence)
+                or fold(kind.group(1))[:STEM] in stems(sentence)
+                or any(m.group(1).lower() not in STOPWORDS
+                       for m in _APPOSITION.finditer(sentence)))
+
+
+def _holds_named_thing(question: str, sentence: str, context: str) -> bool:
+    # "What belt is Leo?", "which rack is the canoe on?": the thing asked for is named where
+    # it is told (the karate class's day says nothing of a belt).
+    return fold(_which_thing(question.strip().lower()))[:STEM] in stems(sentence)
+
+
+def _holds_part_of_name(question: str, sentence: str, context: str) -> bool:
+    # "Ben Hale", "Hale, Ben": the person's name beside another ("Mr Pike" is one name).
+    part = _PART_OF_NAME.search(question)
+    assert part is not None
+    person = part.group(1)
+    beside = re.findall(rf"\b([A-Z][a-z]+),? {person}\b", sentence) + re.findall(
+        rf"\b{person},? ([A-Z][a-z]+)", sentence)
+    return any(w.lower() not in HONORIFICS | STOPWORDS and fold(w.lower()) not in CALENDAR
+               for w in beside)
+
+
+def _holds_name(question: str, sentence: str, context: str) -> bool:
+    # A name: a capitalised word that is not a day or a month, nor a name the question
+    # already says ("Mr Pike's first name" is not "Mr Pike").
+    q = question.strip().lower()
+    done = re.match(rf"who (\w+ed|{_IRREGULAR_PAST})\b", q)
+    if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
+        return False  # "who fitted the battery?": a sentence that says nothing of fitting
+    return _new_name(q, sentence)
+
+
+_CHECKS: dict[str, Callable[[str, str, str], bool]] = {
+    "identifier": _holds_identifier, "date of": _holds_date_of,
+    "money paid": _holds_money_paid, "past when": _holds_past_when, "size": _holds_size,
+    "frequency": _holds_frequency, "kind": _holds_kind, "named thing": _holds_named_thing,
+    "part of a name": _holds_part_of_name, "name": _holds_name,
+}
+
+
+def _which_thing(question: str) -> str:
+    """The thing a short "what X is Y?" asks for ('belt' of "what belt is Leo?"); '' when
+    the question is not one."""
+    which = _WHICH_THING.match(question.strip().lower())
+    if which is None or which.group(1) in STOPWORDS | _TOLD_ELSEWHERE or which.group(
+            1).endswith("ly") or len(content_words(which.group(2))) > 2:
+        return ""
+    return which.group(1)
+
+
+def _new_name(question: str, sentence: str) -> bool:
+    """Whether the sentence says a name (a capitalised word after its first that is not a
+    day or a month) the question does not already say ("Mr Pike's first name" is not "Mr
+    Pike")."""
+    said = {fold(w) for w in words(question.lower())} | HONORIFICS
+    return any(fold(w.lower()) not in CALENDAR | said for w in CAPITALISED.findall(sentence[1:]))

@@ -1,0 +1,240 @@
+"""The evidence a grounded answer is held to: the sentence of a shown document that answers the
+question (picked by meaning and words, its kind checked by ``asked``), what is told when the
+model misses it, and whether the model's words state it. Pure text logic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from nekoni_edge.agent.asked import (
+    CALENDAR,
+    CAPITALISED,
+    HONORIFICS,
+    PLACE,
+    answer_kind,
+    can_answer,
+    name_stems,
+)
+from nekoni_edge.rag.structure import ABBREVIATIONS, document_title, split_sentences
+from nekoni_edge.words import STEM, STOPWORDS, content_words, fold, numbers, stems, words
+
+
+def unsupported_numbers(answer: str, *sources: str) -> set[str]:
+    """Numbers the answer states that none of ``sources`` does: invented or contradicting."""
+    allowed: set[str] = set()
+    for source in sources:
+        allowed |= numbers(source)
+    return {n for n in numbers(answer) if n not in allowed and not _inside(n, allowed)}
+
+
+def _inside(number: str, allowed: set[str]) -> bool:
+    # '8' of '8 am' against '0800'? No: only a time's hour ('5' of '530', '17' of '1700').
+    return any(len(a) in (3, 4) and a.startswith(number) and a[len(number):] == "00"
+               for a in allowed)
+
+
+# --- What the answer must say -----------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The sentence (or tool value) that answers the question, where it came from, and what
+    an answer stating it must contain."""
+
+    sentence: str
+    source: str
+    key_words: frozenset[str]  # what an answer stating it must mention (most of them)
+    exact: str | None = None  # a value that must appear as it is (a tool's time)
+    document: bool = True  # False: a tool's fact, told as it is
+    told: str = ""  # what is told when the model's words miss it (the sentence, or two)
+    every_name: bool = False  # a 'who' question: each of its names is the answer, not one
+    # Each clause's words, when the question does not say which clause answers: an answer says
+    # something of each ("it takes unleaded petrol, and the spare blade is on the shelf").
+    parts: tuple[frozenset[str], ...] = ()
+    place: str = ""  # for "where": the place phrase's last word, which an answer must say
+
+    def as_answer(self) -> str:
+        """The evidence told as the answer, with its source."""
+        if not self.document:
+            return self.sentence
+        sentence = (self.told or self.sentence).rstrip(";,: ")
+        if not sentence.endswith((".", "!", "?")):
+            sentence += "."
+        return f"{sentence[:1].upper()}{sentence[1:]} (from {self.source})"
+
+
+# A full stop after these is not a sentence's end ("Mr. Hendry").
+sentences = split_sentences  # the unit evidence is picked from (``rag.structure``)
+_END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in ABBREVIATIONS)
+                  + r"[.!?](?=\s)|[.!?]$")
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Where each complete sentence of an answer ends ('.', '!', '?'; not after 'Mr')."""
+    return [m.end() for m in _END.finditer(text)]
+
+
+_NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing)\b|n't\b", re.IGNORECASE)
+EVIDENCE_WORD_WEIGHT = 0.1  # each of the question's words a sentence holds, against cosine
+EVIDENCE_PAIR_MARGIN = 0.05  # a second sentence this close is told with the first
+_WHICH_ONE = frozenset("first second third fourth last other alternate".split())
+_CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
+
+
+def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
+                  source: str, heading: str = "") -> Evidence | None:
+    """The candidate that can answer the question and is closest to it by meaning and
+    shared words, with what it adds to the question; None when none can."""
+    # Names, the document's own name and its section's heading say which document, not
+    # which of its sentences.
+    asked = stems(question) - stems(f"{document_title(source)} {heading}") - name_stems(question)
+    where = question.strip().lower().startswith("where")
+    scored: list[tuple[float, int, str]] = []
+    opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
+    pairs = [_word_pairs(c) for c in candidates]
+    named = Counter(p for own in pairs for p in own)
+    for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
+        # What the sentence is about: the document's opening, and the sentence before it
+        # when it opens with a pronoun ("its code is 5170" is the key safe's).
+        about = with_antecedent(candidates, index)
+        context = f"{opening} {about}"
+        if not can_answer(question, sentence, context) or not content_words(sentence) - \
+                content_words(question) or _another_of_the_kind(
+                    question, about, named - Counter(pairs[index])):
+            continue
+        # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
+        # after "glass is not collected here").
+        score = cosine + EVIDENCE_WORD_WEIGHT * len(asked & stems(about))
+        if where and PLACE.search(sentence):
+            score += EVIDENCE_WORD_WEIGHT  # "where" is answered by a place
+        scored.append((score, index, sentence))
+    if not scored:
+        return None
+    scored.sort(key=lambda s: -s[0])
+    best_score, best_index, sentence = scored[0]
+    # A runner-up nearly as close is told with it (in the document's order): which of two
+    # close sentences holds the answer is where the picking most often fails.
+    runner = next((s for s in scored[1:2] if best_score - s[0] <= EVIDENCE_PAIR_MARGIN), None)
+    told = sentence if runner is None else " ".join(
+        s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
+    if with_antecedent(candidates, best_index) != sentence and \
+            candidates[best_index - 1] not in told:
+        told = f"{candidates[best_index - 1]} {told}"
+    beyond = content_words(question) | HONORIFICS
+    clauses = _CLAUSE.split(sentence)
+    clause = _answering_clause(clauses, asked)
+    parts = () if clause or len(clauses) < 2 else tuple(
+        p for p in (frozenset(content_words(c) - beyond) for c in clauses) if p)
+    return Evidence(sentence, source, frozenset(content_words(clause or sentence) - beyond),
+                    told=told, every_name=_asks_a_name(question),
+                    parts=parts if len(parts) > 1 else (),
+                    place=_place_word(clause or sentence, beyond) if where else "")
+
+
+def _word_pairs(text: str) -> set[tuple[str, str]]:
+    """Each two words in a row, as stems: how a text names things ("swimming lessons")."""
+    said = [fold(w)[:STEM] for w in words(text.lower())]
+    return set(pairwise(said))
+
+
+def _another_of_the_kind(question: str, sentence: str, named_elsewhere: Counter[tuple[str, str]]
+                         ) -> bool:
+    """Whether the sentence names the question's thing with another qualifier, where the
+    document names the asked one elsewhere (``named_elsewhere``: its other sentences' word
+    pairs): "Ella's piano lesson costs £18" does not say what her swimming lesson costs when
+    "swimming lessons" are in the note too ("hot lunches" still answer "the school lunch" when
+    no "school lunch" is named)."""
+    asked = [fold(w) for w in words(question.lower())]
+    said = [fold(w) for w in words(sentence.lower())]
+    held = {w[:STEM] for w in said}
+    for qualifier, head in pairwise(asked):
+        if qualifier in STOPWORDS or head in STOPWORDS or qualifier[:STEM] in held:
+            continue
+        others = {said[j - 1] for j, w in enumerate(said) if j and w[:STEM] == head[:STEM]}
+        if any(o not in STOPWORDS and o not in asked and not o.isdigit() for o in others) and \
+                named_elsewhere[(qualifier[:STEM], head[:STEM])] > 0:
+            return True
+    return False
+
+
+def _place_word(sentence: str, beyond: set[str]) -> str:
+    """The last word of the sentence's first place phrase ("sink" of "under the kitchen sink,
+    behind the bleach"): what an answer to "where" must say, when the question lacks it."""
+    found = PLACE.search(sentence)
+    if found is None:
+        return ""
+    phrase = re.split(r"[,;.:!?()]| (?:and|or|but|which|where|so|if|to|for|with)\b",
+                      sentence[found.end():])[0]
+    said = [w for w in content_words(phrase) if w not in beyond]
+    return max(said, key=phrase.lower().rfind, default="")
+
+
+_PRONOUN_OPENING = re.compile(r"^(?:\w+ )?(it|its|they|them|their|this|these|that|those|he|she|his|"
+                              r"her)\b", re.IGNORECASE)
+
+
+def with_antecedent(candidates: Sequence[str], index: int) -> str:
+    """A sentence opening with a pronoun ("Turn it clockwise", "its code is 5170") after the
+    sentence before it, which says what the pronoun is; any other sentence alone."""
+    sentence = candidates[index]
+    if index and _PRONOUN_OPENING.match(sentence):
+        return f"{candidates[index - 1]} {sentence}"
+    return sentence
+
+
+def _answering_clause(clauses: Sequence[str], asked: set[str]) -> str:
+    """Of a sentence's clauses ("the pellets are in the metal bin, and the eggs are collected
+    every afternoon"), the one alone holding most of the question's words: what an answer
+    must say. '' when there is one clause or none stands out."""
+    if len(clauses) < 2:
+        return ""
+    held = sorted(((len(asked & stems(c)), c) for c in clauses), key=lambda p: -p[0])
+    best, clause = held[0]
+    return clause if best > held[1][0] and content_words(clause) else ""
+
+
+def _asks_a_name(question: str) -> bool:
+    """'Who …?', 'what is the hamster called?', 'the babysitter's name': the name is the
+    answer, so an answer must say it whole."""
+    return answer_kind(question) in ("name", "part of a name")
+
+
+def stated_by(text: str, evidence: Evidence, ends: Sequence[int]) -> int:
+    """The first of ``ends`` (sentence ends) by which ``text`` states the evidence; 0: none."""
+    return next((end for end in ends if states(text[:end], evidence)), 0)
+
+
+def states(answer: str, evidence: Evidence) -> bool:
+    """Whether the answer says what the evidence says beyond the question: every number, one
+    of its names if it has any, most of its other words, and no negation it lacks."""
+    if evidence.exact is not None:
+        # The value itself, not a longer one that starts with it ('04:19.20' is not '04:19').
+        return re.search(rf"(?<![\d:.]){re.escape(evidence.exact)}(?![\d]|[.:]\d)",
+                         answer) is not None
+    said = content_words(answer)
+    # Numbers are the facts a small model most often gets wrong: each must be there.
+    wanted = {w for w in evidence.key_words if any(c.isdigit() for c in w)}
+    if numbers(" ".join(wanted)) - numbers(answer):
+        return False
+    # So are days and months: "on Mondays" is not "on Mondays and Thursdays".
+    if {w for w in evidence.key_words if w in CALENDAR} - said:
+        return False
+    # A name opening the sentence counts when the name is the answer ("Nibbles the hamster").
+    named = evidence.sentence if evidence.every_name else evidence.sentence[1:]
+    names = ({fold(n.lower()) for n in CAPITALISED.findall(named)} & evidence.key_words
+             ) - CALENDAR - STOPWORDS  # a day is checked above, not a name
+    if names and not (names <= said if evidence.every_name else names & said):
+        return False  # "Dr Elam Street Surgery" is not "Dr Shah at Elm Street Surgery"
+    # "the last Thursday of the month" is not "Thursday": which one of them, each said.
+    if (evidence.key_words & _WHICH_ONE) - said:
+        return False
+    if evidence.place and evidence.place not in said:
+        return False  # "in the closet behind the bleach" is not "under the kitchen sink"
+    if any(not part & said for part in evidence.parts):
+        return False  # "the spare blade is on the shelf" says nothing of the petrol
+    if _NEGATION.search(answer) and not _NEGATION.search(evidence.sentence):
+        return False  # "we are not the energy supplier" uses the words and denies them
+    return len(evidence.key_words & said) * 2 >= len(evidence.key_words)
