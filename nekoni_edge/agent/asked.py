@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 
-from nekoni_edge.words import STEM, STOPWORDS, content_words, fold, numbers, stems, words
+from nekoni_edge.words import STEM, STOPWORDS, content_words, covered, fold, numbers, stems, words
 
 NAME_INSIDE = re.compile(r"(?<!^)\b[A-Z][a-z]+")  # a capitalised word not opening the text
 
@@ -264,11 +265,12 @@ _SAYS: dict[str, re.Pattern[str]] = {
 }
 
 
-def can_answer(question: str, sentence: str, context: str = "") -> bool:
+def can_answer(question: str, sentence: str, context: str = "", *, close: bool = False) -> bool:
     """Whether a sentence has the kind of thing the question asks for (``answer_kind``).
     (A document about the van does not hold its mileage just because it is about the van.)
     ``context``: what establishes the sentence's subject (its document's name and first
-    sentence: "the next is due at 60,200" is the Skoda's)."""
+    sentence: "the next is due at 60,200" is the Skoda's). ``close``: the sentence is as close
+    to the question by meaning as a note shown for its meaning alone."""
     q = question.strip().lower()
     said_periods = _periods(sentence)
     asked_periods = _periods(q)
@@ -279,6 +281,8 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
             _TOLD_PAST.search(sentence) or _PAST_WHEN.search(sentence)):
         return False  # last month's book: what the club does each month says nothing of it
     kind = answer_kind(question)
+    if kind == "identifier":
+        return _holds_identifier(question, sentence, context, close)
     pattern = _SAYS.get(kind)
     if pattern is not None:
         return pattern.search(sentence) is not None
@@ -286,7 +290,7 @@ def can_answer(question: str, sentence: str, context: str = "") -> bool:
     return check(question, sentence, context) if check is not None else True
 
 
-def _holds_identifier(question: str, sentence: str, context: str) -> bool:
+def _holds_identifier(question: str, sentence: str, context: str, close: bool) -> bool:
     """An identifier or a measure: a value of its own, in a sentence holding every other word
     of the question ("policy" for "the policy number", but "national" too for "my national
     insurance number"), and code-like unless the sentence names it. Where a secret is kept
@@ -301,7 +305,12 @@ def _holds_identifier(question: str, sentence: str, context: str) -> bool:
         return False
     said = stems(sentence)
     others = _plain_stems(question) - {w[:STEM] for w in identifiers}
-    if not others <= said | stems(context):
+    held = covered(others, said | stems(context))
+    # A sentence close by meaning may say the rest in other words ("the guest network" for
+    # "the guest Wi-Fi"): half of them is enough there. Any other needs them all ("my
+    # national insurance number" is not the home insurance's claims line).
+    if held != others and not (close and 2 * len(held) >= len(others)
+                               and not _named_otherwise(question, f"{context} {sentence}")):
         return False
     # "every 6,000 miles" is how often, not a mileage.
     measured = set(words(_EVERY.sub("", sentence)))
@@ -316,6 +325,25 @@ def _holds_identifier(question: str, sentence: str, context: str) -> bool:
         _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence)) or any(
         re.search(rf"\b{re.escape(c[:STEM])}\w*\s+\d", sentence, re.IGNORECASE)
         for c in counted)
+
+
+# Words before a thing that say which one without naming a kind of it ("whose password").
+_PICKING = frozenset("whose every each".split())
+
+
+def _named_otherwise(question: str, text: str) -> bool:
+    """Whether ``text`` names one of the question's things with a qualifier of its own where the
+    question's is missing: "the home insurance" is not "my national insurance"."""
+    asked = [fold(w) for w in words(question.lower())]
+    said = [fold(w) for w in words(text.lower())]
+    held = {w[:STEM] for w in said}
+    for qualifier, head in pairwise(asked):
+        if qualifier in STOPWORDS or qualifier[:STEM] in held or head[:STEM] not in held:
+            continue
+        if any(j and w[:STEM] == head[:STEM] and said[j - 1] not in STOPWORDS | _PICKING
+               and said[j - 1] not in asked for j, w in enumerate(said)):
+            return True
+    return False
 
 
 def _holds_date_of(question: str, sentence: str, context: str) -> bool:
@@ -394,7 +422,7 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
 
 
 _CHECKS: dict[str, Callable[[str, str, str], bool]] = {
-    "identifier": _holds_identifier, "date of": _holds_date_of,
+    "date of": _holds_date_of,
     "money paid": _holds_money_paid, "past when": _holds_past_when, "size": _holds_size,
     "frequency": _holds_frequency, "kind": _holds_kind, "named thing": _holds_named_thing,
     "part of a name": _holds_part_of_name, "name": _holds_name,

@@ -37,9 +37,10 @@ class EchoCheck:
         """Whether ``text`` reads back scaffolding."""
         lowered = text.lower()
         opening = lowered.lstrip()
-        # The notes' own framing: their header, or a note's label ("- manual.md › Water:").
+        # The notes' own framing: their header, or a note's label ('- manual.md › Water: "',
+        # '- gym.txt: "').
         if "owner's documents" in lowered or re.match(r"(the )?(question|notes)\b\W", opening) \
-                or re.search(r"\[[\w.-]+\.(txt|md|pdf)\]|[\w.-]+\.(txt|md|pdf) ›", lowered):
+                or re.search(r'\[[\w.-]+\.(txt|md|pdf)\]|[\w.-]+\.(txt|md|pdf)(?: ›|: ")', lowered):
             return True
         return (tuple(words(text)[:OPENING_WORDS]) in self._openings
                 or bool(_shingles(text, ECHO_WORDS) & self._shingles))

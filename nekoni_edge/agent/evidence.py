@@ -20,6 +20,7 @@ from nekoni_edge.agent.asked import (
     can_answer,
     name_stems,
 )
+from nekoni_edge.agent.trust import SHOW_SEMANTIC
 from nekoni_edge.rag.structure import ABBREVIATIONS, document_title, split_sentences
 from nekoni_edge.words import STEM, STOPWORDS, content_words, fold, numbers, stems, words
 
@@ -101,7 +102,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
         about = with_antecedent(candidates, index)
         context = f"{opening} {about}"
-        if not can_answer(question, sentence, context) or not content_words(sentence) - \
+        if not can_answer(question, sentence, context, close=cosine >= SHOW_SEMANTIC) or \
+                not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])):
             continue

@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Sequence
 
 from nekoni_edge.agent.asked import names
-from nekoni_edge.agent.evidence import sentences
 from nekoni_edge.rag.structure import document_title
+from nekoni_edge.rag.structure import split_sentences as sentences
 from nekoni_edge.store.chunks import Hit
 from nekoni_edge.words import STEM, STOPWORDS, content_words, covered, fold, stems, words
 

@@ -145,6 +145,7 @@ def test_scaffolding_read_back_is_found() -> None:
     # The notes as the prompt quotes them: their header after "The", a note's label.
     assert echo.find("The notes:\n- house.md › Kitchen: \"The kettle")
     assert echo.find('- house.md › Kitchen: "The kettle is descaled monthly."')
+    assert echo.find('- house.md: "The kettle is descaled monthly."')  # a note without headings
     assert echo.find("The notes: the kettle is descaled monthly.")
     assert not echo.find("The notebook is in the kitchen drawer.")
     assert not echo.find("The fuse box is under the stairs.")
@@ -698,3 +699,15 @@ def test_another_qualifier_answers_unless_the_asked_one_is_named_elsewhere() -> 
     assert pick_evidence("What is the recommended fan setting?", [
         "The fan setting can be changed with the arrows.",
         "The recommended setting for a bedroom is 2."], [0.5, 0.6], "fan.md") is not None
+
+
+def test_a_close_sentence_may_name_an_identifiers_thing_in_other_words() -> None:
+    question = "What's the visitors' Wi-Fi password?"
+    sentence = "Visitors use the network HarbourNet, whose password is sea-gull-19."
+    assert asked.can_answer(question, sentence, close=True)
+    assert not asked.can_answer(question, sentence)  # far by meaning: every word, or nothing
+    # Unless the note names the thing with a qualifier of its own: the home insurance's claims
+    # line is no national insurance number, however close.
+    assert not asked.can_answer("What's my national insurance number?",
+                                "The claims line is 0800 468 221.",
+                                "insurance The home insurance is with Castle Guard.", close=True)
