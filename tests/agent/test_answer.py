@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from nekoni_edge.agent import answer
-from nekoni_edge.agent.evidence import unsupported_numbers
+from nekoni_edge.agent.echo import EchoCheck
+from nekoni_edge.agent.evidence import Evidence, unsupported_numbers
 from nekoni_edge.store.chunks import Hit
 
 
@@ -109,3 +110,80 @@ def test_a_tool_call_mid_answer_ends_it() -> None:
     assert gate.stopped
     assert gate.sent == "Here is it:"
     assert "tool_call" not in "".join(out)
+
+
+ECHO = EchoCheck(["You are nekoni, a helpful assistant running offline.",
+                        answer.ANSWER_INSTRUCTION])
+
+
+FUSE = Evidence("The fuse box is in the cupboard under the stairs.", "fusebox.txt",
+                      frozenset({"cupboard", "under", "stair"}))
+
+
+def stream(check: answer.CheckedAnswer, pieces: list[str]) -> str:
+    out = []
+    for piece in pieces:
+        out.append(check.push(piece))
+        if check.done:
+            break
+    out.append(check.finish(cut_short=False))
+    return "".join(out)
+
+
+def test_an_answer_contradicting_the_evidence_is_never_sent() -> None:
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    assert stream(check, ["The", " fuse", " box", " is", " in", " the", " kitchen", "."]) == ""
+    assert check.verdict is answer.Verdict.MISSED
+
+
+def test_an_answer_stating_the_evidence_goes_up_to_that_sentence() -> None:
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    sent = stream(check, ["It", " is", " under", " the", " stairs", ",", " in", " the",
+                          " cupboard", ".", " It", " was", " built", " in", " 1990", "."])
+    assert sent == "It is under the stairs, in the cupboard."
+    assert check.verdict is answer.Verdict.OK
+
+
+def test_a_grounded_answer_with_an_invented_number_is_not_sent() -> None:
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    assert stream(check, ["Under", " the", " stairs", " in", " cupboard", " 7", "."]) == ""
+    assert check.verdict is answer.Verdict.MISSED
+
+
+def test_the_opening_is_held_until_it_is_plainly_not_scaffolding() -> None:
+    check = answer.CheckedAnswer(ECHO)
+    assert check.push("You") == ""
+    assert check.push(" are") == ""
+    assert check.push(" nekoni,") == ""
+    assert check.push(" a helpful assistant") == ""
+    assert check.verdict is answer.Verdict.ECHO
+    fine = answer.CheckedAnswer(ECHO)
+    assert stream(fine, ["Cats", " are", " small", " animals", "."]) == "Cats are small animals."
+
+
+def test_a_strict_answer_stops_before_an_invented_value() -> None:
+    check = answer.CheckedAnswer(ECHO, None, ("What's my passport number?",), strict=True)
+    assert stream(check, ["Your", " passport", " number", " is", " 20260", "."]) == ""
+    assert check.verdict is answer.Verdict.MISSED
+    general = answer.CheckedAnswer(ECHO, None, ("How many legs?",))
+    assert stream(general, ["A", " spider", " has", " 8", " legs", "."]) == \
+        "A spider has 8 legs."
+
+
+def test_a_grounded_answer_that_wanders_is_given_up_early() -> None:
+    # Two sentences without the evidence, or a loop with no sentence end: the evidence is
+    # told then, not after the model has run to its token limit.
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    pieces = ["Fuses", " are", " handy", ".", " They", " keep", " us", " safe", ".",
+              " The", " fuse", " box", " is", " under", " the", " stairs", "."]
+    assert stream(check, pieces) == ""
+    assert check.verdict is answer.Verdict.MISSED
+    taken = []
+    check = answer.CheckedAnswer(ECHO, FUSE, (FUSE.sentence,))
+    for piece in [" safety"] * 1000:
+        taken.append(piece)
+        check.push(piece)
+        if check.done:
+            break
+    assert check.verdict is answer.Verdict.MISSED
+    assert len(taken) < 100

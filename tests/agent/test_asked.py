@@ -1,0 +1,266 @@
+"""What a question asks for: the kind table and whether a sentence holds that kind."""
+
+from __future__ import annotations
+
+from nekoni_edge.agent import asked, trust
+from nekoni_edge.agent.evidence import (
+    pick_evidence,
+)
+
+
+def test_only_a_sentence_holding_what_is_asked_can_answer() -> None:
+    van = "It takes diesel and the AdBlue tank is filled every 6,000 miles."
+    assert not asked.can_answer("What is the van's mileage?", van)
+    assert not asked.can_answer("What is the alarm code?", "The alarm panel is by the door.")
+    assert asked.can_answer("What is the policy number?", "The policy number is CG-2093-77.")
+    assert not asked.can_answer("Who is Pepper's vet?", "Pepper gets two walks a day.")
+    assert asked.can_answer("Who is Pepper's vet?", "Her vet is Dr Nkemelu.")
+    assert not asked.can_answer("How much did the boiler cost?", "It is serviced every November.")
+    assert asked.can_answer("When is pickup?", "Pick-up is at 5:30 pm.")
+    # "what time" wants a clock time, not a day
+    assert not asked.can_answer("What time is pick-up?", "Leo goes on Tuesdays and Fridays.")
+    assert asked.can_answer("What time is pick-up?", "Pick-up is at 5:30 pm.")
+    # an identifier beside another word of the question
+    assert asked.can_answer("What is the home insurance policy number?",
+                            "The home insurance is with Castle Guard, policy CG-2093-77.")
+    assert asked.can_answer("What is the babysitter's name?", "The babysitter is Chloe.")
+    assert not asked.can_answer("How much did the boiler cost?", "The pressure is 1.3 bar.")
+    assert asked.can_answer("How much did the charger cost?", "The quote came to 950 pounds.")
+
+
+def test_a_possessive_questions_subject_must_be_in_the_document() -> None:
+    leo = "Leo goes to nursery on Tuesdays. He is allergic to peanuts."
+    assert asked.missing_subject("When is Leo's birthday?", leo)
+    assert not asked.missing_subject("What is Leo's allergy?", leo + " allergy")
+    assert not asked.missing_subject("What is the babysitter's name?", "Chloe babysits.")
+    assert not asked.missing_subject("Where is the fuse box?", "")  # not possessive
+
+
+def test_a_question_names_what_kind_of_answer_it_wants() -> None:
+    # a day is not a person, a school year is not an age, a habit is not a purchase date
+    assert not asked.can_answer("Who is our window cleaner?",
+                                "The window cleaner comes on a Tuesday, paid 25 pounds.")
+    assert not asked.can_answer("How old is Maya?", "Maya is in Year 4 at Oakfield Primary.")
+    assert asked.can_answer("How old is Maya?", "Maya is 9 years old.")
+    assert not asked.can_answer("When did we buy the dishwasher?",
+                                "The filter is cleaned every two weeks.")
+    assert asked.can_answer("When did we buy the dishwasher?", "We bought it in 2021.")
+    assert not asked.can_answer("How big is the fish tank?", "The water is changed weekly.")
+    assert asked.can_answer("How big is the fish tank?", "The tank holds 60 litres.")
+
+
+def test_someone_named_with_a_possessive_is_the_households() -> None:
+    assert trust.about_household("What's Rosa's surname?") is True
+    # the head of "key worker at nursery" is the worker, and the document has none
+    assert asked.missing_subject("Who is Leo's key worker at nursery?",
+                                 "Leo goes to Little Acorns nursery.")
+
+
+def test_an_address_and_a_time_of_year_are_kinds_too() -> None:
+    assert not asked.can_answer("What's the Okafors' address?", "On Thursdays the Okafors drive.")
+    assert asked.can_answer("What's the Okafors' address?", "The Okafors live at 3 Mill Road.")
+    assert asked.can_answer("What time of year is the heater used?", "From November to March.")
+
+
+def test_a_measure_is_said_by_its_unit_and_the_subject_by_the_documents_opening() -> None:
+    """"At what mileage is the Skoda's next service due?" was refused: the sentence with the
+    number ("the next is due at 60,200") names neither the Skoda nor a mileage."""
+    question = "At what mileage is the Skoda's next service due?"
+    doc = ["The Skoda Octavia is serviced by Halden Motors every 12,000 miles.",
+           "The last service was at 48,200 miles, so the next is due at 60,200."]
+    assert asked.can_answer(question, doc[1], f"skoda service {doc[0]}")
+    assert not asked.can_answer(question, "So the next is due at 60,200.")  # no unit, no name
+    evidence = pick_evidence(question, doc, [0.5, 0.5], "skoda_service.txt")
+    assert evidence is not None
+    assert "60,200" in evidence.told
+
+
+def test_last_months_is_not_this_months() -> None:
+    sentence = "This month's book is The Salt Path."
+    assert not asked.can_answer("What was last month's book at book club?", sentence)
+    assert asked.can_answer("What is this month's book?", sentence)
+    assert asked.can_answer("What is the current month's book?", sentence)
+
+
+def test_how_long_wants_a_length_of_time() -> None:
+    assert not asked.can_answer("How long do hamsters live?",
+                                "She gets fresh vegetables on Saturdays.")
+    assert asked.can_answer("How long does the lasagne bake?", "Bake it for 40 minutes.")
+    assert asked.can_answer("How long is the drive?", "It takes about an hour.")
+    assert asked.can_answer("How long until repeat medicine is ready?",
+                            "They take three working days to be ready.")
+
+
+def test_whats_someone_doing_is_not_a_possession() -> None:
+    doc = "Maya's book club meets at Priya's house. This month's book is The Salt Path."
+    assert not asked.missing_subject("What's Maya reading for book club?", doc)
+    assert asked.missing_subject("What is Maya's favourite colour?", doc)
+
+
+def test_a_secret_is_answered_by_where_it_is_kept() -> None:
+    sentence = ("The Wi-Fi network is called Badger Sett and the password is on the card stuck "
+                "to the fridge.")
+    assert asked.can_answer("What's the internet password?", sentence)
+    assert not asked.can_answer("What's the internet password?", "The guest network is "
+                                "Badger Guest.")
+    assert not asked.can_answer("What is the alarm code?", "The alarm panel is in the hall.")
+
+
+def test_a_birthday_is_not_an_age_and_a_combination_is_a_code() -> None:
+    assert not asked.can_answer("How old is Grandad?", "His birthday is on 2 August.")
+    assert asked.can_answer("How old is Leo?", "Leo was born in March 2018.")
+    assert asked.can_answer("How old is Leo?", "Leo is 7 years old.")
+    assert asked.can_answer("What's the code for the bike shed?", "The combination for the bike "
+                            "shed padlock is written inside the blue notebook in the drawer.")
+
+
+def test_a_verb_after_does_is_not_the_subject_and_a_things_name_needs_the_thing() -> None:
+    choir = "choir.txt Priya sings with the Fernbank choir on Thursday evenings at 7:30."
+    assert not asked.missing_subject("What time does Priya's choir start?", choir)
+    assert asked.missing_subject("What is the choir conductor's name?", choir)
+    assert not asked.missing_subject("What is Priya's phone number?", choir)  # a name: shown
+    assert not asked.missing_subject("What is the babysitter's name?", "Our babysitter is Chloe.")
+
+
+def test_when_was_wants_a_past_time_and_what_evening_a_day() -> None:
+    assert not asked.can_answer("When was the coffee machine bought?",
+                                "The filter should be changed every two weeks.")
+    assert asked.can_answer("When was the chimney swept?",
+                            "The chimney was swept in October by Clean Sweep Ltd.")
+    assert not asked.can_answer("What evening is choir?", "Rehearsals stop for August.")
+    assert asked.can_answer("What evening is choir?", "Priya sings on Thursday evenings.")
+    assert asked.can_answer("What days does he come?", "He comes on Tuesdays and Fridays.")
+    assert asked.specific("What evening is choir?")
+
+
+def test_a_phone_number_a_given_number_plural_days_and_the_walls_colour() -> None:
+    gas = "In a gas emergency, call 0800 111 999 and open the windows."
+    assert asked.can_answer("What number do I call in a gas emergency?", gas)
+    assert not asked.can_answer("What number do I call in a gas emergency?",
+                                "Open the windows and leave 12 30 minutes later.")
+    assert asked.can_answer("Who lives at number 16?", "Our neighbours at number 16 are Tom.")
+    assert not asked.can_answer("Who mows the lawn on Sundays?",
+                                "The tomatoes are fed with tomato feed on Sundays.")
+    assert trust.about_household("What colour are the living room walls?") is None
+    assert trust.about_household("What colour is a flamingo?") is False
+
+
+def test_an_interval_is_not_a_measure_and_a_date_of_birth_is_not_an_expiry() -> None:
+    assert not asked.can_answer("What is the van's mileage?",
+                                "The van's AdBlue tank is filled every 6,000 miles.")
+    assert asked.can_answer("What is the Skoda's mileage?", "Its service is due at 60,200 miles.")
+    assert not asked.can_answer("What is Priya's date of birth?",
+                                "Priya's passport expires in 2029.")
+    assert asked.can_answer("What's the date of the school trip?",
+                            "Maya's school trip to the zoo is on 12 May.")
+
+
+def test_a_date_is_a_kind_of_answer_a_note_may_lack() -> None:
+    assert asked.specific("What is Priya's date of birth?")
+    assert asked.specific("What is Mr Pike's first name?")  # a name no sentence gives: declined
+
+
+def test_what_it_cost_then_and_who_gave_it() -> None:
+    assert not asked.can_answer("How much did the canoe cost?",
+                                "The canoe club membership costs 120 pounds a year.")
+    assert asked.can_answer("How much did the boiler cost us?",
+                            "The boiler cost 2,400 pounds in 2019.")
+    assert not asked.can_answer("How much did the caravan cost?",
+                                "Its site fee of 2,400 pounds is paid every March.")
+    assert asked.can_answer("How much did the caravan cost?", "We paid 9,000 pounds for it.")
+    assert not asked.can_answer("Who gave us the sewing machine?",
+                                "The sewing machine is a Singer kept in the spare room.")
+
+
+def test_a_name_the_question_already_says_is_not_the_answer() -> None:
+    hedge = "Mr Pike trims the front hedge twice a year, in May and September, for 60 pounds."
+    assert not asked.can_answer("What is Mr Pike's first name?", hedge)
+    assert asked.can_answer("Who is Leo's karate instructor?",
+                            "His instructor is Sensei Kato and the grading fee is 25 pounds.")
+
+
+def test_what_things_are_called_and_when_a_deed_was_done_want_that() -> None:
+    hens = "Our four hens live in the coop at the bottom of the garden."
+    assert not asked.can_answer("What are the hens called?", hens)
+    assert asked.can_answer("What are the goldfish called?",
+                            "Our goldfish, Bubbles and Squeak, are fed once a day.")
+    pond = "The pond pump is cleaned every April, and a net goes over the pond in October."
+    assert not asked.can_answer("When was the pond dug?", pond)
+    assert asked.can_answer("When was the house built?", "The house was built in 1932.")
+    assert asked.can_answer("When was the chimney swept?", "The chimney was swept in October.")
+
+
+def test_a_kind_is_said_by_name_or_as_what_something_is() -> None:
+    hens = "Our four hens live in the coop at the bottom of the garden."
+    assert asked.specific("What breed are our hens?")
+    assert not asked.can_answer("What breed are our hens?", hens)
+    assert asked.can_answer("What breed is Pepper?", "Pepper the spaniel gets two walks a day.")
+    assert asked.can_answer("What brand is the Wi-Fi extender?",
+                            "The Wi-Fi extender on the landing is a TP-Link.")
+    assert not asked.can_answer("What colour is it?", "The paint tins are on the garage shelf.")
+    assert asked.can_answer("What colour is the car?", "The red Honda Jazz is Priya's car.")
+
+
+def test_part_of_a_name_is_said_beside_the_name_and_an_address_is_personal() -> None:
+    bike = "Ben's e-bike is insured with Pedal Cover for 1,200 pounds."
+    assert not asked.can_answer("What's Ben's middle name?", bike)
+    assert asked.can_answer("What's Ben's middle name?", "Ben Thomas Hale was born in 1990.")
+    assert asked.can_answer("What is Rosa's surname?", "Our cleaner, Rosa Diaz, comes on Fridays.")
+    assert not asked.can_answer("What is Mr Pike's first name?", "Mr Pike trims the hedge.")
+    assert not asked.can_answer("What is Nurse Patel's first name?",
+                                "Leo's asthma review is every March with Nurse Patel.")
+    assert asked.specific("What's the Okafors' address?")
+
+
+def test_how_hot_wants_degrees() -> None:
+    loaf = "For a white loaf use programme 1, which takes 3 hours 40 minutes."
+    assert not asked.can_answer("How hot should the oven be for the bread?", loaf)
+    assert asked.can_answer("How hot should the oven be for the bread?",
+                            "Bake at 230 degrees for 40 minutes.")
+    assert asked.can_answer("How warm is the house kept?",
+                            "The thermostat in the hall is set to 20 degrees.")
+    assert asked.specific("How warm is the house kept?")
+
+
+def test_a_size_is_of_the_thing_and_last_months_is_told_in_the_past() -> None:
+    starter = "The starter lives in the fridge and is fed with 50 g flour every Sunday."
+    assert not asked.can_answer("How big is the fridge?", starter)
+    assert asked.can_answer("How big is the hot tub?", "The hot tub holds 1,000 litres.")
+    club = "Maya's book club meets on the last Thursday of the month at Priya's house."
+    assert not asked.can_answer("What was last month's book at book club?", club)
+    assert asked.can_answer("What was last month's book at book club?",
+                            "In November they read Holes.")
+
+
+def test_what_thing_is_asked_for_is_named_where_it_is_told() -> None:
+    karate = "Leo's karate class is on Mondays at 5:30 pm at the Parkway dojo."
+    assert asked.specific("What belt is Leo?")
+    assert not asked.can_answer("What belt is Leo?", karate)
+    assert asked.can_answer("Which rack is the canoe on?", "Our canoe is kept on rack 14.")
+    assert asked.can_answer("What date is the garden party?",
+                            "The summer garden party is on 19 July from 2 pm.")
+
+
+def test_a_number_asked_by_its_thing_is_said_after_it() -> None:
+    assert asked.can_answer("What is our allotment plot number?",
+                            "We rent plot 23 at the Mill Road allotments.")
+    assert not asked.can_answer("What is our allotment plot number?",
+                                "We rent an allotment at Mill Road.")
+
+
+def test_which_day_asks_for_a_day_even_of_a_payment() -> None:
+    question = "On which day of the month is the council tax paid?"
+    assert asked.can_answer(question, "It is paid on the 15th of each month.")
+    assert not asked.can_answer(question, "The council tax is £142 a month.")
+
+
+def test_a_close_sentence_may_name_an_identifiers_thing_in_other_words() -> None:
+    question = "What's the visitors' Wi-Fi password?"
+    sentence = "Visitors use the network HarbourNet, whose password is sea-gull-19."
+    assert asked.can_answer(question, sentence, close=True)
+    assert not asked.can_answer(question, sentence)  # far by meaning: every word, or nothing
+    # Unless the note names the thing with a qualifier of its own: the home insurance's claims
+    # line is no national insurance number, however close.
+    assert not asked.can_answer("What's my national insurance number?",
+                                "The claims line is 0800 468 221.",
+                                "insurance The home insurance is with Castle Guard.", close=True)

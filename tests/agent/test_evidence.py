@@ -1,0 +1,182 @@
+"""The answering sentence picked from a note, and whether an answer states it."""
+
+from __future__ import annotations
+
+from nekoni_edge.agent import asked
+from nekoni_edge.agent.evidence import (
+    Evidence,
+    pick_evidence,
+    sentences,
+    states,
+    unsupported_numbers,
+    with_antecedent,
+)
+
+
+def test_evidence_is_the_sentence_that_answers() -> None:
+    sentences = ["Pepper the spaniel gets two walks a day.", "Her vet is Dr Nkemelu."]
+    evidence = pick_evidence("Who is Pepper's vet?", sentences, [0.6, 0.4], "pepper.txt")
+    assert evidence is not None
+    assert evidence.sentence == "Her vet is Dr Nkemelu."
+    # "Her" is Pepper: the sentence naming her is told before it.
+    assert evidence.as_answer() == ("Pepper the spaniel gets two walks a day. Her vet is Dr "
+                                    "Nkemelu. (from pepper.txt)")
+    assert pick_evidence("Who is Pepper's vet?", sentences[:1], [0.6], "p") is None
+
+
+def test_states_checks_every_number_and_an_exact_value() -> None:
+    evidence = Evidence("Bake for 20 minutes at 240 degrees.", "b", frozenset(
+        {"bake", "20", "minute", "240", "degree"}))
+    assert states("Bake it for 20 minutes at 240 degrees.", evidence)
+    assert not states("Bake it for 30 minutes at 240 degrees.", evidence)
+    clock = Evidence("Current time on the box: 04:19 UTC.", "get_time", frozenset(),
+                           exact="04:19", document=False)
+    assert states("It is 04:19 now.", clock)
+    assert not states("It is 04:19.20 now.", clock)  # a longer value is another one
+    assert not states("It is 14:19 now.", clock)
+    supplier = Evidence("Electricity and gas are with Octopus Energy.", "e", frozenset(
+        {"electricity", "gas", "octopu"}))
+    assert states("Octopus Energy supplies our electricity and gas.", supplier)
+    # the words without the name, or denied, do not state it
+    assert not states("Octopus Energy is not our electricity and gas supplier.", supplier)
+    assert not states("Electricity and gas come from the grid.", supplier)
+
+
+def test_a_title_is_not_a_sentence_end() -> None:
+    assert sentences("Her teacher is Mr. Hendry. She swims; daily.") == [
+        "Her teacher is Mr. Hendry.", "She swims;", "daily."]
+    assert Evidence("the inverter is in the loft;", "solar.txt", frozenset()
+                          ).as_answer() == "The inverter is in the loft. (from solar.txt)"
+
+
+def test_numbers_no_source_holds() -> None:
+    assert unsupported_numbers("Your passport number is 20260.", "What's my passport?") \
+        == {"20260"}
+    assert unsupported_numbers("It makes 3200 kWh.", "about 3,200 kWh a year") == set()
+    assert unsupported_numbers("Pick-up is at 5 pm.", "Pick-up is at 5:00 pm.") == set()
+
+
+def test_where_is_answered_by_a_place_and_close_runners_up_are_told_too() -> None:
+    sentences = ["The home battery is a 5 kWh unit in the garage.",
+                 "It charges from the panels and powers the house in the evening."]
+    evidence = pick_evidence("Where is the home battery?", sentences, [0.50, 0.55],
+                                   "home_battery.txt")
+    assert evidence is not None
+    assert evidence.sentence == sentences[0]  # "in the garage", not "in the evening"
+    close = pick_evidence("What does the battery do?", sentences, [0.50, 0.52],
+                                "home_battery.txt")
+    assert close is not None
+    assert close.as_answer() == " ".join(sentences) + " (from home_battery.txt)"
+
+
+def test_an_answer_naming_one_of_two_days_does_not_state_the_evidence() -> None:
+    evidence = pick_evidence("What days does Maya take a packed lunch?",
+                                   ["Maya takes a packed lunch on Mondays and Thursdays."],
+                                   [0.8], "lunches.txt")
+    assert evidence is not None
+    assert not states("On Mondays, Maya takes a packed lunch.", evidence)
+    assert states("Maya takes one on Mondays and Thursdays.", evidence)
+
+
+def test_a_day_is_not_the_name_asked_for_and_which_thursday_must_be_said() -> None:
+    lessons = "Leo's piano lessons are on Wednesdays at 4:15 pm with Mrs Ortiz."
+    piano = pick_evidence("Who teaches Leo piano?", [lessons], [0.8], "piano_lessons.txt")
+    assert piano is not None
+    assert not states("Leo's piano lessons are on Wednesdays at 4:15 pm.", piano)
+    assert states("Mrs Ortiz teaches him, on Wednesdays at 4:15 pm.", piano)
+    club = pick_evidence("When does Maya's book club meet?",
+                               ["Maya's book club meets on the last Thursday of the month at "
+                                "Priya's house."], [0.8], "book_club.txt")
+    assert club is not None
+    assert not states("Maya's book club meets on Thursday at Priya's house.", club)
+    assert states("It meets on the last Thursday of the month at Priya's house.", club)
+
+
+def test_who_wants_every_name_and_who_did_something_wants_the_doing() -> None:
+    gp = pick_evidence("Who is our GP?", ["Our GP is Dr Shah at Elm Street Surgery."],
+                             [0.8], "doctor.txt")
+    assert gp is not None
+    assert not states("Our GP is Dr. Elam Street Surgery.", gp)
+    assert states("Dr Shah, at Elm Street Surgery.", gp)
+    assert not asked.can_answer("Who fitted the home battery?",
+                                "The home battery is a 5 kWh Puredrive unit in the garage.")
+    assert asked.can_answer("Who swept the chimney?",
+                            "The chimney was swept in October by Clean Sweep Ltd.")
+
+
+def test_what_a_pet_is_called_wants_its_name_as_written() -> None:
+    hamster = pick_evidence("What is the hamster called?",
+                                  ["Nibbles the hamster lives in Leo's room."], [0.8],
+                                  "hamster.txt")
+    assert hamster is not None
+    assert not states("Nebbles the Hamster living in Leo's room.", hamster)
+    assert states("It is called Nibbles and lives in Leo's room.", hamster)
+
+
+def test_an_answer_must_say_the_clause_that_answers() -> None:
+    pellets = pick_evidence(
+        "Where are the hens' pellets kept?",
+        ["Their layers pellets are in the metal bin by the coop, and the eggs are collected "
+         "every afternoon."], [0.7], "hens.txt")
+    assert pellets is not None
+    assert not states("We have four hens in the coop. The eggs are collected every "
+                            "afternoon.", pellets)
+    assert states("The pellets are in the metal bin by the coop.", pellets)
+
+
+def test_an_answer_says_something_of_each_clause_when_none_is_asked_for() -> None:
+    mower = pick_evidence(
+        "What fuel goes in the lawn tractor?",
+        ["It takes unleaded petrol, and the spare blade is on the shelf above the workbench."],
+        [0.6], "ride_on_mower.txt")
+    assert mower is not None
+    assert not states("The fuel goes in the lawn tractor, and the spare blade is on the "
+                            "shelf above the workbench.", mower)
+    assert states("It takes unleaded petrol; the spare blade is on the shelf.", mower)
+
+
+def test_a_pronouns_sentence_is_told_after_the_sentence_that_names_it() -> None:
+    candidates = ["The water main tap is in the cellar by the meter.",
+                  "Turn it to the right to close it.", "The meter is read in June."]
+    evidence = pick_evidence("Which way does the water main tap close?", candidates,
+                                   [0.3, 0.7, 0.1], "flat.md")
+    assert evidence is not None
+    assert evidence.told == " ".join(candidates[:2])
+    assert with_antecedent(candidates, 2) == candidates[2]
+
+
+def test_an_answer_to_where_must_say_the_place() -> None:
+    evidence = pick_evidence(
+        "Where do we keep the ladder?",
+        ["The ladder hangs in the garage loft, above the freezer and the bikes."], [0.6],
+        "house.md")
+    assert evidence is not None
+    assert evidence.place == "loft"
+    # Most of its words, but another place: not the evidence.
+    assert not states("The ladder hangs in the shed, above the freezer and the bikes.",
+                            evidence)
+    assert states("It hangs in the garage loft above the freezer and the bikes.", evidence)
+
+
+def test_a_pronoun_clause_counts_its_subjects_words() -> None:
+    # "drop them at the library" is about the batteries of the clause before it.
+    clauses = ["Batteries are not collected from the kerb;",
+               "drop them at the box inside the library entrance."]
+    evidence = pick_evidence("Where do I drop old batteries?", clauses, [0.56, 0.38],
+                                   "house.md", "Recycling")
+    assert evidence is not None
+    assert "library" in evidence.sentence
+
+
+def test_another_qualifier_answers_unless_the_asked_one_is_named_elsewhere() -> None:
+    question = "How much is the school lunch?"
+    plain = ["Hot lunches cost £2.40 a day.", "Packed lunches must not contain nuts."]
+    assert pick_evidence(question, plain, [0.6, 0.3], "school.md") is not None
+    # With "school lunch" named in the note, the hot lunch is another thing.
+    named = ["Hot lunches cost £2.40 a day.", "The school lunch is free for infants."]
+    evidence = pick_evidence(question, named, [0.6, 0.5], "school.md")
+    assert evidence is None or "infants" in evidence.sentence
+    # A qualifier the question itself says is no other thing.
+    assert pick_evidence("What is the recommended fan setting?", [
+        "The fan setting can be changed with the arrows.",
+        "The recommended setting for a bedroom is 2."], [0.5, 0.6], "fan.md") is not None
