@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from nekoni_edge import policy
-from nekoni_edge.agent import answer, secrets, trust
-from nekoni_edge.agent.asked import missing_subject, names, only_where_kept
-from nekoni_edge.agent.asked import specific as asks_for_a_kind
+from nekoni_edge.agent import answer, plan, secrets, trust
+from nekoni_edge.agent.asked import only_where_kept
 from nekoni_edge.agent.echo import EchoCheck
 from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
 from nekoni_edge.agent.fair import FairTurns
@@ -288,44 +287,19 @@ class ChatService:
             hits = await self._retrieve(session_id, query, query_vector, turn.id)
             if on_context is not None:
                 on_context(hits)
-            household = trust.about_household(content)
-            if household is None and secrets.asked(content):
-                household = True  # a code, a password, an account: only ever the household's
-            asks = _asks(content)
-            specific = asks_for_a_kind(content)
-            general = trust.general_form(content, hits)
-            shown = [] if household is False else trust.shown(query, hits,
-                                                                with_tool=bool(routes),
-                                                                follows=follows)
-            worldly = household is None and general and query == content
-            if worldly:
-                # Asked in general form, leaning on no earlier turn ("at what temperature does
-                # water boil?"): a note answers only when one of its sentences is as close by
-                # meaning as a note shown for its meaning alone; else the question is the
-                # world's. Sharing words is no sign in a long document ("how many minutes are
-                # in an hour?" and the babysitting section's "twenty minutes", "an hour").
-                # Every set's general questions: closest sentence 0.22-0.40; household
-                # questions in general form 0.49 and up.
-                shown = [h for h in shown if h.score >= trust.SHOW_SEMANTIC]
-            if household is None and not shown and specific and not general and \
-                    trust.held_whole(content, hits):
-                # The librarian beside the library note is the household's ("how's it going?"
-                # beside "we are going to a cottage" asks for nothing a note may lack).
-                household = True
+            reading = plan.read_turn(content, query, hits, routed=bool(routes),
+                                     follows=follows)
             results = [await self._run_route(session_id, content, route, stats, turn.id,
                                              approve) for route in routes]
             facts = [fact for fact, _, _ in results]
             evidence = _tool_evidence(content, routes, results)
-            missing = bool(shown) and missing_subject(
-                content, f"{shown[0].source} {shown[0].content}")
-            if evidence is None and shown and not missing:
+            shown = reading.shown
+            if evidence is None and shown and not reading.missing:
                 # The sentence is picked by the turn's own words: a follow-up's subject found
                 # the document, its question picks within it.
                 evidence = await self._evidence(content, vector or query_vector, shown, hits)
-                near = trust.as_relevant(query, hits, shown) if evidence is None and \
-                    specific and not routes else []
-                if worldly:
-                    near = [h for h in near if h.score >= trust.SHOW_SEMANTIC]
+                near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
+                    evidence is None and reading.specific and not routes else []
                 if near and (found := await self._evidence(content, vector or query_vector,
                                                            near)) is not None:
                     # None of the shown notes says it; one as relevant, found by meaning a
@@ -334,13 +308,9 @@ class ChatService:
                     evidence = found
                     shown = [h for h in near if h.source == found.source][:1] + shown[:1]
             window.last_shown = tuple(h.source for h in shown)
-            decline = evidence is None and not routes and asks and (
-                (household and not shown) or missing or (shown and specific))
-            if decline and household is None and general:
-                # About things in general, and no document answers it: the model's, without
-                # the notes that do not ("how long do hamsters live?" is not about Nibbles).
-                decline, shown, household = False, [], False
-            if decline:
+            turn_plan = plan.plan_answer(content, reading, shown, evidence, routed=bool(routes))
+            shown = turn_plan.shown
+            if turn_plan.decline:
                 # A question about the household that no document answers: said plainly,
                 # with no model call that could invent a value.
                 extra = trust.DONT_KNOW
@@ -352,13 +322,7 @@ class ChatService:
                 context = await self.build_context(session_id, message, stats.new_prompt)
                 check = answer.CheckedAnswer(self._echo, evidence, (
                     content, *facts, *(answer.support(h) for h in shown)),
-                    # A question about things in general with no note shown is the world's:
-                    # "366 days in a leap year" is no value the household's notes must hold.
-                    # One naming what no note knows may be the household's all the same ("how
-                    # old is Nibbles?"): no value the notes lack.
-                    strict=evidence is None and household is not False and asks and not (
-                        household is None and not shown and general
-                        and not names(content)))
+                    strict=turn_plan.strict)
                 async for piece in self._answer(session_id, context, check, stats, turn.id):
                     yield piece
                 if not check.sent:
@@ -639,14 +603,6 @@ def _tool_evidence(question: str, routes: list[Route],
         return Evidence(fact, route.tool.name, frozenset(
             content_words(fact) - content_words(question)), document=False)
     return None
-
-
-def _asks(text: str) -> bool:
-    """Whether a turn asks for something (a question), rather than chats."""
-    lowered = text.strip().lower()
-    return lowered.endswith("?") or lowered.startswith((
-        "what", "when", "where", "who", "which", "how", "is ", "are ", "do ", "does ", "can ",
-        "tell me", "give me"))
 
 
 def _ms(started: float) -> int:

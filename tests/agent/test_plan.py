@@ -1,0 +1,51 @@
+"""A turn's decisions as pure functions: the reading of its words and hits, and the plan."""
+
+from __future__ import annotations
+
+from nekoni_edge.agent import plan
+from nekoni_edge.agent.evidence import Evidence
+from nekoni_edge.store.chunks import Hit
+
+ROUTINES = Hit("d", "routines.md", 0, None, "Brush for two minutes, thirty seconds a side.",
+               0.36, lexical=1, heading="Teeth")
+GARAGE = Hit("g", "garage.md", 0, None, "The tyre pump is on the top shelf.", 0.62, lexical=1,
+             heading="Garage")
+
+
+def test_a_worldly_question_is_not_shown_a_note_sharing_only_its_words() -> None:
+    question = "How many seconds are in a minute?"
+    reading = plan.read_turn(question, question, [ROUTINES], routed=False)
+    assert reading.worldly
+    assert reading.shown == []
+    # Leaning on the last turn it is not worldly: the note may answer it.
+    leaning = plan.read_turn(question, f"teeth {question}", [ROUTINES], routed=False)
+    assert not leaning.worldly
+
+
+def test_a_household_question_with_a_note_and_no_evidence_is_declined() -> None:
+    question = "When was the tyre pump bought?"
+    reading = plan.read_turn(question, question, [GARAGE], routed=False)
+    assert reading.shown == [GARAGE]
+    assert reading.specific
+    decided = plan.plan_answer(question, reading, reading.shown, None, routed=False)
+    assert decided.decline
+    found = Evidence("It was bought in May 2023.", "garage.md", frozenset({"may", "2023"}))
+    assert not plan.plan_answer(question, reading, reading.shown, found, routed=False).decline
+
+
+def test_a_general_question_no_note_answers_goes_to_the_model_without_notes() -> None:
+    question = "How long do tortoises live?"
+    reading = plan.read_turn(question, question, [], routed=False)
+    decided = plan.plan_answer(question, reading, [], None, routed=False)
+    assert not decided.decline
+    assert decided.shown == []
+    assert not decided.strict
+    # A name no note knows may be the household's: no value the notes lack.
+    named = "How old is Sheldon?"
+    reading = plan.read_turn(named, named, [], routed=False)
+    assert plan.plan_answer(named, reading, [], None, routed=False).strict
+
+
+def test_chit_chat_asks_for_nothing() -> None:
+    assert not plan.asks("Lovely, thanks")
+    assert plan.asks("tell me about the boiler")
