@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from nekoni_edge import policy
-from nekoni_edge.agent import answer, plan, secrets, trust
-from nekoni_edge.agent.asked import only_where_kept
+from nekoni_edge.agent import answer, grounding, plan, trust
 from nekoni_edge.agent.echo import EchoCheck
-from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
 from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
@@ -29,11 +27,9 @@ from nekoni_edge.errors import ModelUnavailable, NotYourSession
 from nekoni_edge.foreground import Foreground
 from nekoni_edge.llm.provider import ChatTurn, ModelProvider, Usage
 from nekoni_edge.rag.knowledge import KnowledgeBase
-from nekoni_edge.rag.structure import titled
 from nekoni_edge.store.chunks import Hit
 from nekoni_edge.store.database import Database, StoredMessage, now_ms
 from nekoni_edge.tracer import Tracer
-from nekoni_edge.words import content_words, numbers
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -269,70 +265,14 @@ class ChatService:
         turn = await self.tracer.emit(session_id, "message",
                                       {"role": "user", "content": content[:500]})
         stats = TurnStats()
-        check = answer.CheckedAnswer(self._echo)
-        extra = ""
+        said: list[str] = []  # what the phone was given
         whole = False
         try:
-            window = self._window(session_id)
-            query = content
-            follows: tuple[str, ...] = ()
-            if window.last_query and trust.leans_on_last_turn(content):
-                query = trust.contextual_query(window.last_query, content)
-                follows = window.last_shown
-            window.last_query = query
-            routable = self.router.may_route(content)
-            vector, query_vector = await self._embed_request(content, query, routable)
-            routes = await self._route(session_id, content, vector if routable else None,
-                                       turn.id)
-            hits = await self._retrieve(session_id, query, query_vector, turn.id)
-            if on_context is not None:
-                on_context(hits)
-            reading = plan.read_turn(content, query, hits, routed=bool(routes),
-                                     follows=follows)
-            results = [await self._run_route(session_id, content, route, stats, turn.id,
-                                             approve) for route in routes]
-            facts = [fact for fact, _, _ in results]
-            evidence = _tool_evidence(content, routes, results)
-            shown = reading.shown
-            if evidence is None and shown and not reading.missing:
-                # The sentence is picked by the turn's own words: a follow-up's subject found
-                # the document, its question picks within it.
-                evidence = await self._evidence(content, vector or query_vector, shown, hits)
-                near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
-                    evidence is None and reading.specific and not routes else []
-                if near and (found := await self._evidence(content, vector or query_vector,
-                                                           near)) is not None:
-                    # None of the shown notes says it; one as relevant, found by meaning a
-                    # little under the show's floor, does ("how warm is the house kept?":
-                    # the thermostat's 20 degrees beside the house's three bedrooms).
-                    evidence = found
-                    shown = [h for h in near if h.source == found.source][:1] + shown[:1]
-            window.last_shown = tuple(h.source for h in shown)
-            turn_plan = plan.plan_answer(content, reading, shown, evidence, routed=bool(routes))
-            shown = turn_plan.shown
-            if turn_plan.decline:
-                # A question about the household that no document answers: said plainly,
-                # with no model call that could invent a value.
-                extra = trust.DONT_KNOW
-                await self.tracer.emit(session_id, "rag_query", {
-                    "declined": True, "shown": [h.source for h in shown]}, turn.id)
-                yield extra
-            else:
-                stats.new_prompt = answer.compose(content, facts, shown)
-                context = await self.build_context(session_id, message, stats.new_prompt)
-                check = answer.CheckedAnswer(self._echo, evidence, (
-                    content, *facts, *(answer.support(h) for h in shown)),
-                    strict=turn_plan.strict)
-                async for piece in self._answer(session_id, context, check, stats, turn.id):
+            async with aclosing(self._respond(session_id, content, message, turn.id, stats,
+                                              on_context, approve)) as pieces:
+                async for piece in pieces:
+                    said.append(piece)
                     yield piece
-                if not check.sent:
-                    extra = (evidence.as_answer() if evidence is not None else trust.DONT_KNOW
-                             if check.verdict is answer.Verdict.MISSED else answer.NO_ANSWER)
-                    if evidence is not None:
-                        await self.tracer.emit(session_id, "rag_query", {
-                            "grounding": evidence.source, "told": evidence.sentence[:300],
-                            "verdict": check.verdict.value}, turn.id)
-                    yield extra
             whole = True
             if on_text_end is not None:
                 on_text_end()
@@ -340,7 +280,7 @@ class ChatService:
             await self.tracer.emit(session_id, "error", {"message": str(exc)[:500]}, turn.id)
             raise
         finally:
-            text = (check.sent + extra).strip()
+            text = "".join(said).strip()
             if text and not whole:  # stopped mid-answer: kept, and marked so in the history
                 text += answer.CUT_MARK
             await self._record_turn(session_id, stats)
@@ -357,6 +297,72 @@ class ChatService:
             }, turn.id)
             self.last_stats = stats
 
+    async def _respond(self, session_id: str, content: str, message: StoredMessage,
+                       parent: str, stats: TurnStats,
+                       on_context: Callable[[list[Hit]], None] | None,
+                       approve: Approver | None) -> AsyncGenerator[str, None]:
+        """The turn itself: search, tools, the plan, and the answer or the evidence."""
+        window = self._window(session_id)
+        query = content
+        follows: tuple[str, ...] = ()
+        if window.last_query and trust.leans_on_last_turn(content):
+            query = trust.contextual_query(window.last_query, content)
+            follows = window.last_shown
+        window.last_query = query
+        routable = self.router.may_route(content)
+        vector, query_vector = await self._embed_request(content, query, routable)
+        routes = await self._route(session_id, content, vector if routable else None,
+                                   parent)
+        hits = await self._retrieve(session_id, query, query_vector, parent)
+        if on_context is not None:
+            on_context(hits)
+        reading = plan.read_turn(content, query, hits, routed=bool(routes),
+                                 follows=follows)
+        results = [await self._run_route(session_id, content, route, stats, parent,
+                                         approve) for route in routes]
+        facts = [fact for fact, _, _ in results]
+        evidence = grounding.tool_evidence(content, routes, results)
+        shown = reading.shown
+        if evidence is None and shown and not reading.missing:
+            # The sentence is picked by the turn's own words: a follow-up's subject found
+            # the document, its question picks within it.
+            evidence = await grounding.find_evidence(content, vector or query_vector, shown,
+                                                      self._embed, hits)
+            near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
+                evidence is None and reading.specific and not routes else []
+            if near and (found := await grounding.find_evidence(
+                    content, vector or query_vector, near, self._embed)) is not None:
+                # None of the shown notes says it; one as relevant, found by meaning a
+                # little under the show's floor, does ("how warm is the house kept?":
+                # the thermostat's 20 degrees beside the house's three bedrooms).
+                evidence = found
+                shown = [h for h in near if h.source == found.source][:1] + shown[:1]
+        window.last_shown = tuple(h.source for h in shown)
+        turn_plan = plan.plan_answer(content, reading, shown, evidence, routed=bool(routes))
+        shown = turn_plan.shown
+        if turn_plan.decline:
+            # A question about the household that no document answers: said plainly,
+            # with no model call that could invent a value.
+            extra = trust.DONT_KNOW
+            await self.tracer.emit(session_id, "rag_query", {
+                "declined": True, "shown": [h.source for h in shown]}, parent)
+            yield extra
+        else:
+            stats.new_prompt = answer.compose(content, facts, shown)
+            context = await self.build_context(session_id, message, stats.new_prompt)
+            check = answer.CheckedAnswer(self._echo, evidence, (
+                content, *facts, *(answer.support(h) for h in shown)),
+                strict=turn_plan.strict)
+            async for piece in self._answer(session_id, context, check, stats, parent):
+                yield piece
+            if not check.sent:
+                extra = (evidence.as_answer() if evidence is not None else trust.DONT_KNOW
+                         if check.verdict is answer.Verdict.MISSED else answer.NO_ANSWER)
+                if evidence is not None:
+                    await self.tracer.emit(session_id, "rag_query", {
+                        "grounding": evidence.source, "told": evidence.sentence[:300],
+                        "verdict": check.verdict.value}, parent)
+                yield extra
     async def _answer(self, session_id: str, context: list[ChatTurn],
                       check: answer.CheckedAnswer, stats: TurnStats,
                       parent: str) -> AsyncGenerator[str, None]:
@@ -403,55 +409,6 @@ class ChatService:
                             "trying once more" if attempt == 1 else "not sending it")
             if attempt == 1:
                 check.reset()  # nothing was sent: the checks hold the opening back
-
-    async def _evidence(self, question: str, vector: Sequence[float] | None,
-                        hits: list[Hit], found: Sequence[Hit] = ()) -> Evidence | None:
-        """The shown sentence closest to the question, when it holds what the question asks
-        for: from the best document, or else from the next one shown ("who mows the lawn on
-        Sundays?" is the rota's, not the garden note's with its Sunday tomato feed). A
-        document's sentences are those of every chunk of it among the hits ``found`` too: the
-        section that answers may rank under the document's opening."""
-        if vector is None or self._embed is None:
-            return None
-        kinds = secrets.asked(question)
-        pointer: Evidence | None = None
-        for source in dict.fromkeys(h.source for h in hits):
-            chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
-                             if h.source == source}.values(), key=lambda h: h.index)
-            # (chunk, sentence, its cosine when stored with the chunk) for every sentence that
-            # is not an instruction, secrets not asked for hidden.
-            rows: list[tuple[Hit, str, float | None]] = []
-            for h in chunks:
-                cosines = _stored_cosines(h)
-                rows += [(h, secrets.hide(c, kinds), cosines[i])
-                         for i, c in answer.evidence_candidates(h)]
-            candidates = [c for _, c, _ in rows]
-            if kinds:
-                # A secret is told only from a sentence about what the question names: in any
-                # other it stays hidden (the sentences stay, as context for the next one).
-                rows = [row if trust.names_the_subject(question, titled(
-                    source, with_antecedent(candidates, i), row[0].heading), kinds)
-                        else (row[0], secrets.hide(row[1]), row[2])
-                        for i, row in enumerate(rows)]
-            if not rows:
-                continue
-            missing = [(h, c) for h, c, cosine in rows if cosine is None]
-            if missing:
-                # Stored before passages were embedded: embed the sentences now.
-                vectors = iter(await self._embed([titled(source, c, h.heading)
-                                                  for h, c in missing]))
-                rows = [(h, c, cosine if cosine is not None else sum(
-                    a * b for a, b in zip(next(vectors), vector, strict=True)))
-                        for h, c, cosine in rows]
-            best = next(h for h in hits if h.source == source)
-            evidence = pick_evidence(question, [c for _, c, _ in rows],
-                                           [float(cosine or 0.0) for _, _, cosine in rows],
-                                           source, best.heading)
-            if evidence is not None and not only_where_kept(question, evidence.sentence):
-                return evidence
-            # "The key safe code is in the home manual": told only when no note says the value.
-            pointer = pointer or evidence
-        return pointer
 
     async def _embed_request(self, content: str, query: str, routable: bool
                              ) -> tuple[list[float] | None, list[float] | None]:
@@ -578,31 +535,6 @@ def _recent(sessions: OrderedDict[str, T], session_id: str, make: Callable[[], T
     while len(sessions) > MAX_SESSIONS_IN_MEMORY:
         sessions.popitem(last=False)
     return entry
-
-
-def _stored_cosines(hit: Hit) -> list[float | None]:
-    """Each sentence's cosine as the search scored it: its passage's, or the chunk's own when
-    the chunk is that one sentence; None where it was not stored."""
-    count = len(sentences(hit.content))
-    if len(hit.passage_scores) == count:
-        return list(hit.passage_scores)
-    return [hit.score] if count == 1 else [None] * count
-
-
-def _tool_evidence(question: str, routes: list[Route],
-                   results: list[tuple[str, str | None, bool]]) -> Evidence | None:
-    """What the answer must state when a tool answered: its value, or its fact's words (a
-    tool that failed gives none: the model says so in its words)."""
-    for route, (fact, essential, ok) in zip(routes, results, strict=True):
-        if ok and essential is not None:
-            return Evidence(fact, route.tool.name, frozenset(), exact=essential,
-                                  document=False)
-    for route, (fact, _, ok) in zip(routes, results, strict=True):
-        if not ok or not numbers(fact):
-            continue  # an action's outcome in words ("the door is unlocked"): the model's own
-        return Evidence(fact, route.tool.name, frozenset(
-            content_words(fact) - content_words(question)), document=False)
-    return None
 
 
 def _ms(started: float) -> int:

@@ -1,0 +1,92 @@
+"""Finding a turn's evidence: the sentence of a shown note that answers the question (scored by
+the cosines stored at ingest, secrets not asked for hidden) or a tool's value. The picking
+itself is ``evidence.pick_evidence``; this module gathers the sentences and embeds those
+stored before passages were embedded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nekoni_edge.agent import answer, secrets, trust
+from nekoni_edge.agent.asked import only_where_kept
+from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
+from nekoni_edge.agent.router import Embed, Route
+from nekoni_edge.rag.structure import titled
+from nekoni_edge.store.chunks import Hit
+from nekoni_edge.words import content_words, numbers
+
+
+async def find_evidence(question: str, vector: Sequence[float] | None, hits: list[Hit],
+                        embed: Embed | None, found: Sequence[Hit] = ()) -> Evidence | None:
+    """The shown sentence closest to the question, when it holds what the question asks
+    for: from the best document, or else from the next one shown ("who mows the lawn on
+    Sundays?" is the rota's, not the garden note's with its Sunday tomato feed). A
+    document's sentences are those of every chunk of it among the hits ``found`` too: the
+    section that answers may rank under the document's opening."""
+    if vector is None or embed is None:
+        return None
+    kinds = secrets.asked(question)
+    pointer: Evidence | None = None
+    for source in dict.fromkeys(h.source for h in hits):
+        chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
+                         if h.source == source}.values(), key=lambda h: h.index)
+        # (chunk, sentence, its cosine when stored with the chunk) for every sentence that
+        # is not an instruction, secrets not asked for hidden.
+        rows: list[tuple[Hit, str, float | None]] = []
+        for h in chunks:
+            cosines = stored_cosines(h)
+            rows += [(h, secrets.hide(c, kinds), cosines[i])
+                     for i, c in answer.evidence_candidates(h)]
+        candidates = [c for _, c, _ in rows]
+        if kinds:
+            # A secret is told only from a sentence about what the question names: in any
+            # other it stays hidden (the sentences stay, as context for the next one).
+            rows = [row if trust.names_the_subject(question, titled(
+                source, with_antecedent(candidates, i), row[0].heading), kinds)
+                    else (row[0], secrets.hide(row[1]), row[2])
+                    for i, row in enumerate(rows)]
+        if not rows:
+            continue
+        missing = [(h, c) for h, c, cosine in rows if cosine is None]
+        if missing:
+            # Stored before passages were embedded: embed the sentences now.
+            vectors = iter(await embed([titled(source, c, h.heading)
+                                              for h, c in missing]))
+            rows = [(h, c, cosine if cosine is not None else sum(
+                a * b for a, b in zip(next(vectors), vector, strict=True)))
+                    for h, c, cosine in rows]
+        best = next(h for h in hits if h.source == source)
+        evidence = pick_evidence(question, [c for _, c, _ in rows],
+                                       [float(cosine or 0.0) for _, _, cosine in rows],
+                                       source, best.heading)
+        if evidence is not None and not only_where_kept(question, evidence.sentence):
+            return evidence
+        # "The key safe code is in the home manual": told only when no note says the value.
+        pointer = pointer or evidence
+    return pointer
+
+
+def stored_cosines(hit: Hit) -> list[float | None]:
+    """Each sentence's cosine as the search scored it: its passage's, or the chunk's own when
+    the chunk is that one sentence; None where it was not stored."""
+    count = len(sentences(hit.content))
+    if len(hit.passage_scores) == count:
+        return list(hit.passage_scores)
+    return [hit.score] if count == 1 else [None] * count
+
+
+def tool_evidence(question: str, routes: list[Route],
+                   results: list[tuple[str, str | None, bool]]) -> Evidence | None:
+    """What the answer must state when a tool answered: its value, or its fact's words (a
+    tool that failed gives none: the model says so in its words)."""
+    for route, (fact, essential, ok) in zip(routes, results, strict=True):
+        if ok and essential is not None:
+            return Evidence(fact, route.tool.name, frozenset(), exact=essential,
+                            document=False)
+    for route, (fact, _, ok) in zip(routes, results, strict=True):
+        if not ok or not numbers(fact):
+            continue  # an action's outcome in words ("the door is unlocked"): the model's own
+        return Evidence(fact, route.tool.name, frozenset(
+            content_words(fact) - content_words(question)), document=False)
+    return None
