@@ -14,13 +14,14 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
 from nekoni_edge import policy
 from nekoni_edge.agent import answer, grounding, plan, trust
 from nekoni_edge.agent.echo import EchoCheck
 from nekoni_edge.agent.fair import FairTurns
+from nekoni_edge.agent.memory import TurnStats, Window, recent
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry, validate_arguments
 from nekoni_edge.errors import ModelUnavailable, NotYourSession
@@ -36,41 +37,9 @@ _LOGGER = logging.getLogger(__name__)
 SKILL_SESSION = policy.SKILL_SESSION  # the household's sessions: skill runs
 ARGUMENT_TOKENS = 64
 WORKING_MEMORY = 50
-MAX_SESSIONS_IN_MEMORY = 100
 TEMPLATE_TOKENS = 8  # a chat template's tokens around each message
 
-T = TypeVar("T")
 Approver = Callable[[str, dict[str, Any]], Awaitable[bool]]
-
-
-@dataclass
-class TurnStats:
-    """Token accounting of one turn."""
-
-    llm_calls: int = 0
-    prompt_tokens: int = 0
-    evaluated_tokens: int = 0
-    completion_tokens: int = 0
-    tools: list[str] = field(default_factory=list)
-    new_prompt: str = ""  # the turn's user message as the model saw it (facts, documents)
-
-    def add(self, usage: Usage) -> None:
-        self.llm_calls += 1
-        self.prompt_tokens += usage.prompt_tokens
-        self.evaluated_tokens += usage.evaluated_tokens
-        self.completion_tokens += usage.completion_tokens
-
-
-@dataclass
-class _Window:
-    """A session's history as the model saw it: where it starts, and each user message's
-    prompt form (with its facts and retrieved text) and token count."""
-
-    first_id: int = 0
-    forms: dict[int, str] = field(default_factory=dict)
-    tokens: dict[int, int] = field(default_factory=dict)
-    last_query: str = ""  # what the last turn was searched with: a follow-up's subject
-    last_shown: tuple[str, ...] = ()  # the notes the last turn showed: a follow-up's, likely
 
 
 @dataclass
@@ -114,7 +83,7 @@ class ChatService:
         self.router = ToolRouter(self.tools)
         self.tracer = tracer or Tracer(db)
         self._memory: OrderedDict[str, deque[dict[str, Any]]] = OrderedDict()
-        self._windows: OrderedDict[str, _Window] = OrderedDict()
+        self._windows: OrderedDict[str, Window] = OrderedDict()
         # Who started each recent session: its traces go only to that device (None: the
         # box's owner or a skill run, the household's).
         self._owners: OrderedDict[str, _Owner] = OrderedDict()
@@ -130,7 +99,7 @@ class ChatService:
 
     def working_memory(self, session_id: str) -> deque[dict[str, Any]]:
         """nekoni's working memory: the session's recent typed entries, bounded."""
-        return _recent(self._memory, session_id, lambda: deque(maxlen=WORKING_MEMORY))
+        return recent(self._memory, session_id, lambda: deque(maxlen=WORKING_MEMORY))
 
     def _remember(self, session_id: str, kind: str, content: Any) -> None:
         self.working_memory(session_id).append({"type": kind, "content": content,
@@ -142,7 +111,7 @@ class ChatService:
         cached = self._owners.get(session_id)
         if cached is None:
             _exists, key = await self._db.session_owner(session_id)
-            cached = _recent(self._owners, session_id, lambda: _Owner(key))
+            cached = recent(self._owners, session_id, lambda: _Owner(key))
         return cached.key
 
     async def claim(self, session_id: str, device_key: str | None) -> None:
@@ -166,7 +135,7 @@ class ChatService:
             raise NotYourSession(refusal)
         if not exists:
             key = device_key
-        _recent(self._owners, session_id, lambda: _Owner(key)).key = key
+        recent(self._owners, session_id, lambda: _Owner(key)).key = key
 
     def visible_to(self, session_id: str, device_key: str | None, *,
                    own_only: bool = False) -> bool:
@@ -177,8 +146,8 @@ class ChatService:
             return False
         return policy.may_see(device_key, owner.key if owner else None, own_only=own_only)
 
-    def _window(self, session_id: str) -> _Window:
-        return _recent(self._windows, session_id, _Window)
+    def _window(self, session_id: str) -> Window:
+        return recent(self._windows, session_id, Window)
 
     async def build_context(self, session_id: str, turn: StoredMessage | None = None,
                             form: str | None = None) -> list[ChatTurn]:
@@ -212,7 +181,7 @@ class ChatService:
         return [ChatTurn("system", self._system_prompt),
                 *(ChatTurn(m.role, window.forms.get(m.id, m.content)) for m in history)]
 
-    async def _cost(self, window: _Window, message: StoredMessage) -> int:
+    async def _cost(self, window: Window, message: StoredMessage) -> int:
         cost = window.tokens.get(message.id)
         if cost is None:
             text = window.forms.get(message.id, message.content)
@@ -523,18 +492,6 @@ async def _checked_call(tool: Tool, arguments: Any, approve: Approver | None) ->
     if tool.requires_approval and not (approve is not None and await approve(tool.name, args)):
         raise ToolError(f"the owner did not approve {tool.name}")
     return await tool.execute(args)
-
-
-def _recent(sessions: OrderedDict[str, T], session_id: str, make: Callable[[], T]) -> T:
-    """The session's entry, made if missing and marked most recent; the least recent beyond
-    MAX_SESSIONS_IN_MEMORY are dropped."""
-    entry = sessions.pop(session_id, None)
-    if entry is None:
-        entry = make()
-    sessions[session_id] = entry
-    while len(sessions) > MAX_SESSIONS_IN_MEMORY:
-        sessions.popitem(last=False)
-    return entry
 
 
 def _ms(started: float) -> int:

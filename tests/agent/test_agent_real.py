@@ -14,7 +14,8 @@ import pytest
 from benchmarks.agent_corpus import DOCUMENTS
 from nekoni_edge.agent.answer import looks_like_json
 from nekoni_edge.agent.builtins import register_builtins
-from nekoni_edge.agent.chat import TEMPLATE_TOKENS, ChatService, TurnStats
+from nekoni_edge.agent.chat import TEMPLATE_TOKENS, ChatService
+from nekoni_edge.agent.memory import TurnStats
 from nekoni_edge.agent.tools import ToolRegistry
 from nekoni_edge.rag.knowledge import KnowledgeBase
 from nekoni_edge.store.database import Database
