@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -310,24 +310,7 @@ class LlamaProvider:
                         stream=True,
                         logits_processor=processors,
                     )
-                    produced = 0
-                    finish = None
-                    # The first tokens at once (the answer's opening is checked on its first
-                    # words before anything is sent), then joined.
-                    joiner = Joiner(self.handoff_s, at_once=HANDOFF_AT_ONCE)
-                    for chunk in stream:
-                        if cancel.is_set():
-                            break
-                        choice = chunk["choices"][0]
-                        finish = choice.get("finish_reason") or finish
-                        piece = choice["delta"].get("content")
-                        if piece:
-                            produced += 1  # llama-cpp-python streams one token a chunk
-                            now = time.monotonic()
-                            if joiner.push(piece, now) <= 0:
-                                put("piece", joiner.take(now))
-                    if not cancel.is_set() and (rest := joiner.take(time.monotonic())):
-                        put("piece", rest)
+                    produced, finish = self._relay(stream, cancel, put)
                     if usage is not None:
                         usage.completion_tokens = produced
                         usage.prompt_tokens = max(0, int(self._llm.n_tokens) - produced)
@@ -362,6 +345,29 @@ class LlamaProvider:
                 await _wait_uncancellable(done)
         finally:
             self._lock.release()
+
+    def _relay(self, stream: Iterable[Any], cancel: threading.Event,
+               put: Callable[[str, Any], None]) -> tuple[int, str | None]:
+        """Pass a llama.cpp stream's pieces on until ``cancel``: the first tokens at once (the
+        answer's opening is checked on its first words before anything is sent), then
+        joined. Returns the tokens produced and the finish reason."""
+        produced = 0
+        finish = None
+        joiner = Joiner(self.handoff_s, at_once=HANDOFF_AT_ONCE)
+        for chunk in stream:
+            if cancel.is_set():
+                break
+            choice = chunk["choices"][0]
+            finish = choice.get("finish_reason") or finish
+            piece = choice["delta"].get("content")
+            if piece:
+                produced += 1  # llama-cpp-python streams one token a chunk
+                now = time.monotonic()
+                if joiner.push(piece, now) <= 0:
+                    put("piece", joiner.take(now))
+        if not cancel.is_set() and (rest := joiner.take(time.monotonic())):
+            put("piece", rest)
+        return produced, finish
 
     async def complete_structured(
         self, messages: Sequence[ChatTurn], schema: dict[str, Any], *, max_tokens: int,

@@ -46,14 +46,11 @@ class Rewritten:
     tables: int  # embedding tables gathered in int8
 
 
-def integer_graph(model: Any) -> Rewritten:
-    """``model`` (an ``onnx.ModelProto``, changed in place) with its int8 weights on integer
-    kernels."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
+def _int8_weights(graph: Any, initializers: dict[str, Any]) -> dict[str, _Int8Weight]:
+    """Each tensor that is an int8 initializer cast to float and scaled (Cast, then Mul by a
+    scale initializer), by the name of the Mul's output."""
+    from onnx import TensorProto
 
-    graph = model.graph
-    initializers = {i.name: i for i in graph.initializer}
     producers, _ = _links(graph)
     weights: dict[str, _Int8Weight] = {}
     for node in graph.node:
@@ -62,6 +59,18 @@ def integer_graph(model: Any) -> Rewritten:
                 and initializers[cast.input[0]].data_type == TensorProto.INT8
                 and node.input[1] in initializers):
             weights[node.output[0]] = _Int8Weight(cast.input[0], node.input[1])
+    return weights
+
+
+def integer_graph(model: Any) -> Rewritten:
+    """``model`` (an ``onnx.ModelProto``, changed in place) with its int8 weights on integer
+    kernels."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = model.graph
+    initializers = {i.name: i for i in graph.initializer}
+    weights = _int8_weights(graph, initializers)
 
     readers: dict[str, int] = {}  # int8 matmuls reading each tensor
     for node in graph.node:
