@@ -41,7 +41,8 @@ _WHEN = re.compile(rf"\b(\d{{1,2}}(:\d\d)?\s?(am|pm)|\d{{1,2}}:\d\d|{_DAYS}|week
                    rf"{_MONTHS}|daily|"
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
                    r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
-                   r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday)",
+                   r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday|"
+                   r"breakfast|lunch|dinner|supper|bedtime|before|after)",
                    re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
@@ -265,12 +266,14 @@ _SAYS: dict[str, re.Pattern[str]] = {
 }
 
 
-def can_answer(question: str, sentence: str, context: str = "", *, close: bool = False) -> bool:
+def can_answer(question: str, sentence: str, context: str = "", *, close: bool = False,
+               about: str = "") -> bool:
     """Whether a sentence has the kind of thing the question asks for (``answer_kind``).
     (A document about the van does not hold its mileage just because it is about the van.)
     ``context``: what establishes the sentence's subject (its document's name and first
     sentence: "the next is due at 60,200" is the Skoda's). ``close``: the sentence is as close
-    to the question by meaning as a note shown for its meaning alone."""
+    to the question by meaning as a note shown for its meaning alone; ``about``: the sentence
+    after the one its opening pronoun stands for."""
     q = question.strip().lower()
     said_periods = _periods(sentence)
     asked_periods = _periods(q)
@@ -283,6 +286,9 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     kind = answer_kind(question)
     if kind == "identifier":
         return _holds_identifier(question, sentence, context, close)
+    if kind == "name":
+        # "He came on Tuesday and replaced the seal": the name is what "he" stands for.
+        return _holds_name(question, about or sentence, context)
     pattern = _SAYS.get(kind)
     if pattern is not None:
         return pattern.search(sentence) is not None
@@ -425,7 +431,7 @@ _CHECKS: dict[str, Callable[[str, str, str], bool]] = {
     "date of": _holds_date_of,
     "money paid": _holds_money_paid, "past when": _holds_past_when, "size": _holds_size,
     "frequency": _holds_frequency, "kind": _holds_kind, "named thing": _holds_named_thing,
-    "part of a name": _holds_part_of_name, "name": _holds_name,
+    "part of a name": _holds_part_of_name,
 }
 
 

@@ -19,6 +19,7 @@ from nekoni_edge.agent.asked import (
     answer_kind,
     can_answer,
     name_stems,
+    names,
 )
 from nekoni_edge.agent.trust import SHOW_SEMANTIC
 from nekoni_edge.rag.structure import ABBREVIATIONS, document_title, split_sentences
@@ -97,15 +98,20 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
     pairs = [_word_pairs(c) for c in candidates]
     named = Counter(p for own in pairs for p in own)
+    # The names the document uses (capitalised after a sentence's start), and the question's.
+    known = set().union(*(names(c) for c in candidates)) - STOPWORDS
+    whose = names(question) & known
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
         about = with_antecedent(candidates, index)
         context = f"{opening} {about}"
-        if not can_answer(question, sentence, context, close=cosine >= SHOW_SEMANTIC) or \
+        if not can_answer(question, sentence, context, close=cosine >= SHOW_SEMANTIC,
+                          about=about) or \
                 not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
-                    question, about, named - Counter(pairs[index])):
+                    question, about, named - Counter(pairs[index])) or \
+                _someone_elses(whose, about, sentence, known):
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here").
@@ -134,6 +140,17 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     told=told, every_name=_asks_a_name(question),
                     parts=parts if len(parts) > 1 else (),
                     place=_place_word(clause or sentence, beyond) if where else "")
+
+
+def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) -> bool:
+    """Whether the sentence names another of the document's names and, with what its pronoun
+    stands for, none of those the question asks about: "Lukas catches the number 42 bus" does
+    not say which bus Mia catches."""
+    if not whose:
+        return False
+    held = {fold(w.lower()) for w in CAPITALISED.findall(about)}
+    said = {fold(w.lower()) for w in CAPITALISED.findall(sentence)}
+    return not whose & held and bool(said & known - whose)
 
 
 def _word_pairs(text: str) -> set[tuple[str, str]]:

@@ -26,6 +26,8 @@ _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`+)(?=\S)(.+?)(?<=\S)\1")
 _SENTENCE_END = (".", "!", "?", ":", ";", "…", '"', "”", ")")
+_NUMBERED = re.compile(r"^\s*(?:\d{1,3}|[a-zA-Z])[.)]\s")  # "3." or "b)": or a wrapped number
+_QUOTED = re.compile(r"^\s*(?:>\s?)+")  # an email's quoted reply ("> > text")
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word cut at a line's end: "compart-"
 _BROKEN = re.compile(r"[^\W_]-$")  # any word or number broken after its hyphen: "0800-"
 
@@ -73,6 +75,7 @@ class _Builder:
         # The paragraph's wrapped lines, each after what joins it to the one before (a space,
         # or nothing after a hyphen), joined once the paragraph ends.
         self._parts: list[str] = []
+        self.in_item = False  # the paragraph being read is a list item
 
     @property
     def heading(self) -> str:
@@ -97,8 +100,18 @@ class _Builder:
 
     def end_paragraph(self) -> None:
         if self._parts:
-            self.passages.append("".join(self._parts))
+            text = "".join(self._parts)
+            self.passages.append(_ended(text) if self.in_item else text)
             self._parts = []
+        self.in_item = False
+
+    def start_item(self, text: str) -> None:
+        """A list item: a passage of its own, which lines after it may continue (a wrapped
+        item, or Markdown's indented continuation)."""
+        self.end_paragraph()
+        if text:
+            self._parts.append(text)
+            self.in_item = True
 
     def add_passage(self, text: str) -> None:
         self.end_paragraph()
@@ -128,6 +141,8 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
     out = _Builder()
     header: list[str] | None = None  # a Markdown table's column names
     for i, raw in enumerate(lines):
+        if quoted := _QUOTED.match(raw):
+            raw = raw[quoted.end():]  # "> 7713." of a reply quoted in an email is "7713."
         line = raw.strip()
         following = lines[i + 1].strip() if i + 1 < len(lines) else ""
         if not line:
@@ -163,9 +178,15 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             out.set_heading(1 if opening and not out.levels and not out.sections
                             and not previous else 2, line)
             continue
-        if item := _LIST_ITEM.match(line):
-            out.add_passage(plain(item.group(1)))
+        item = _LIST_ITEM.match(line)
+        if item and _NUMBERED.match(line) and out.paragraph and not out.in_item and \
+                not out.paragraph.endswith(_SENTENCE_END):
+            item = None  # "bookings on 01632 962⏎318. The van...": a number wrapped, no item
+        if item:
+            out.start_item(plain(item.group(1)))
             continue
+        if out.in_item and not raw[:1].isspace() and out.paragraph.endswith(_SENTENCE_END):
+            out.end_paragraph()  # a finished item, then running text
         out.add_line(plain(line) if markdown else line)
     out.flush()
     return out.sections

@@ -264,3 +264,15 @@ def test_a_close_sentence_may_name_an_identifiers_thing_in_other_words() -> None
     assert not asked.can_answer("What's my national insurance number?",
                                 "The claims line is 0800 468 221.",
                                 "insurance The home insurance is with Castle Guard.", close=True)
+
+
+def test_a_meal_or_bedtime_says_when() -> None:
+    assert asked.can_answer("When does Omar take his tablet?", "Omar takes it before breakfast.")
+    assert asked.can_answer("When is the bath run?", "The bath is run after dinner.")
+
+
+def test_who_is_answered_by_the_name_a_pronoun_stands_for() -> None:
+    question = "Who fixed the gate?"
+    sentence = "He came on Friday and fixed the gate."
+    assert not asked.can_answer(question, sentence)
+    assert asked.can_answer(question, sentence, about=f"Thanks for sending Tomasz. {sentence}")

@@ -180,3 +180,19 @@ def test_another_qualifier_answers_unless_the_asked_one_is_named_elsewhere() -> 
     assert pick_evidence("What is the recommended fan setting?", [
         "The fan setting can be changed with the arrows.",
         "The recommended setting for a bedroom is 2."], [0.5, 0.6], "fan.md") is not None
+
+
+def test_a_sentence_about_someone_else_does_not_answer() -> None:
+    notes = ["Person: Omar, Medicine: Ramipril, Dose: 10 mg, When: Every evening.",
+             "Person: Lena, Medicine: Sertraline, Dose: 50 mg, When: Every morning."]
+    evidence = pick_evidence("When does Lena take her sertraline?", notes, [0.7, 0.6],
+                             "medicines.md", "Who takes what")
+    assert evidence is not None
+    assert "Lena" in evidence.sentence
+    closer = pick_evidence("What dose does Lena take?", notes, [0.8, 0.5], "medicines.md")
+    assert closer is not None
+    assert "Omar" not in closer.told
+    # A pronoun's sentence is about the name before it.
+    family = ["Zara is seven.", "She walks to school with Omar at 8:15."]
+    assert pick_evidence("When does Zara leave for school?", family, [0.4, 0.6],
+                         "family.md") is not None

@@ -80,3 +80,28 @@ def test_a_long_paragraph_is_joined_in_linear_time() -> None:
     cost(1000)  # warm up
     small, large = min(cost(20_000) for _ in range(3)), min(cost(80_000) for _ in range(3))
     assert large < small * 8  # linear: about 4x; quadratic would be about 16x
+
+
+def test_a_wrapped_item_and_an_indented_continuation_stay_one_item() -> None:
+    text = ("## Rules\n- The bins are shared with the flat\n  upstairs and go out on the first\n"
+            "  Monday of the month.\n- Keep the gate shut.\nDogs are welcome.\n")
+    [rules] = sections(text, markdown=True)
+    assert rules.text.split("\n") == [
+        "The bins are shared with the flat upstairs and go out on the first Monday of the "
+        "month.", "Keep the gate shut.", "Dogs are welcome."]
+
+
+def test_a_number_wrapped_to_a_lines_start_is_not_a_list_item() -> None:
+    [page] = sections("The Old Bell takes bookings on 01632 960\n412. The bus stops outside.\n",
+                      opening=False)
+    assert page.text == "The Old Bell takes bookings on 01632 960 412. The bus stops outside."
+    # After a finished sentence a numbered line is an item.
+    [steps] = sections("Do this:\n1. Turn the tap off.\n2. Open the valve.\n", opening=False)
+    assert steps.text.split("\n") == ["Do this:", "Turn the tap off.", "Open the valve."]
+
+
+def test_an_emails_quoted_reply_is_read_without_its_marks() -> None:
+    [mail] = sections("Thanks, see you then.\n\n> Our out of hours line is 0800 052\n> 7713.\n"
+                      ">\n>> Is anyone there?\n")
+    assert mail.text.split("\n") == [
+        "Thanks, see you then.", "Our out of hours line is 0800 052 7713.", "Is anyone there?"]
