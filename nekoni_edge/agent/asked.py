@@ -30,10 +30,14 @@ def names(question: str) -> set[str]:
 HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss", "nurse", "sensei", "prof",
                          "professor", "rev", "reverend", "sister", "father", "coach"})
 CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
+# A place: after a determiner ("in the cellar"), or a name that is no day or month ("at
+# Hartwell Manor", not "on Saturday").
 PLACE = re.compile(r"\b(in|at|under|behind|on|by|near|beside|inside|next to|above|below)\s+"
-                    r"(the|a|an|our|my|his|her|their|\w+'s)\s+(?!(morning|afternoon|evening|"
-                    r"night|day|week|month|year|summer|winter|spring|autumn|weekend)s?\b)",
-                    re.IGNORECASE)
+                   r"(?:(the|a|an|our|my|his|her|their|\w+'s)\s+|(?!(?:monday|tuesday|wednesday|"
+                   r"thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
+                   r"august|september|october|november|december|easter|christmas)\b)"
+                   r"(?-i:[A-Z]))(?!(morning|afternoon|evening|night|day|week|month|year|"
+                   r"summer|winter|spring|autumn|weekend)s?\b)", re.IGNORECASE)
 # What kind of words an answer to each kind of question contains.
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"

@@ -126,11 +126,19 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # A runner-up nearly as close is told with it (in the document's order): which of two
     # close sentences holds the answer is where the picking most often fails.
     runner = next((s for s in scored[1:2] if best_score - s[0] <= EVIDENCE_PAIR_MARGIN), None)
-    told = sentence if runner is None else " ".join(
-        s for _, _, s in sorted([scored[0], runner], key=lambda s: s[1]))
-    if with_antecedent(candidates, best_index) != sentence and \
-            candidates[best_index - 1] not in told:
-        told = f"{candidates[best_index - 1]} {told}"
+    chosen = {best_index} | ({runner[1]} if runner is not None else set())
+    if with_antecedent(candidates, best_index) != sentence:
+        chosen.add(best_index - 1)
+    # A clause is told with the rest of its sentence ("Pick-up is at 15:15; on Wednesdays
+    # there is an early finish at 14:00"): which clause answers is where picking fails.
+    first, last = min(chosen), max(chosen)
+    while first and candidates[first - 1].endswith(";"):
+        first -= 1
+    while last + 1 < len(candidates) and candidates[last].endswith(";"):
+        last += 1
+    told = " ".join(c for i, c in enumerate(candidates) if i in chosen or (
+        first <= i <= last and (i < best_index and candidates[i].endswith(";")
+                                or i > best_index and candidates[i - 1].endswith(";"))))
     beyond = content_words(question) | HONORIFICS
     clauses = _CLAUSE.split(sentence)
     clause = _answering_clause(clauses, asked)

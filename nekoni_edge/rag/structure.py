@@ -28,6 +28,9 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|`+)(?=\S)(.+?)(?<=\S)\1")
 _SENTENCE_END = (".", "!", "?", ":", ";", "…", '"', "”", ")")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,3}|[a-zA-Z])[.)]\s")  # "3." or "b)": or a wrapped number
 _QUOTED = re.compile(r"^\s*(?:>\s?)+")  # an email's quoted reply ("> > text")
+# A line opening with a stamp ("[02/05/2026, 18:04] Aisha: ..." of a chat export, "12/03/26
+# ..." of a log): a message of its own, however it ends.
+_STAMPED = re.compile(r"^\s*(?:\[[^\]]{3,40}\]|\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b)")
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word cut at a line's end: "compart-"
 _BROKEN = re.compile(r"[^\W_]-$")  # any word or number broken after its hyphen: "0800-"
 
@@ -184,6 +187,9 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             item = None  # "bookings on 01632 962⏎318. The van...": a number wrapped, no item
         if item:
             out.start_item(plain(item.group(1)))
+            continue
+        if _STAMPED.match(line):
+            out.start_item(line)
             continue
         if out.in_item and not raw[:1].isspace() and out.paragraph.endswith(_SENTENCE_END):
             out.end_paragraph()  # a finished item, then running text

@@ -196,3 +196,19 @@ def test_a_sentence_about_someone_else_does_not_answer() -> None:
     family = ["Zara is seven.", "She walks to school with Omar at 8:15."]
     assert pick_evidence("When does Zara leave for school?", family, [0.4, 0.6],
                          "family.md") is not None
+
+
+def test_a_clause_is_told_with_the_rest_of_its_sentence() -> None:
+    clauses = ["Collection is at 15:10;", "on Fridays the club ends at 16:30.", "Wear boots."]
+    evidence = pick_evidence("What time is collection on Fridays?", clauses, [0.6, 0.5, 0.1],
+                             "club.md")
+    assert evidence is not None
+    assert evidence.told == "Collection is at 15:10; on Fridays the club ends at 16:30."
+
+
+def test_where_is_answered_by_a_named_place_not_a_day() -> None:
+    notes = ["The party is on Saturday 9 May at Brook Farm near Eyam.",
+             "The car park is the field behind the barn."]
+    evidence = pick_evidence("Where is the party?", notes, [0.5, 0.52], "party.md")
+    assert evidence is not None
+    assert "Brook Farm" in evidence.told

@@ -105,3 +105,12 @@ def test_an_emails_quoted_reply_is_read_without_its_marks() -> None:
                       ">\n>> Is anyone there?\n")
     assert mail.text.split("\n") == [
         "Thanks, see you then.", "Our out of hours line is 0800 052 7713.", "Is anyone there?"]
+
+
+def test_each_stamped_line_of_a_chat_export_is_a_message_of_its_own() -> None:
+    text = ("[02/05/2026, 18:04] Ana: swimming moves to Thursdays\n"
+            "[02/05/2026, 18:06] Ben: ok who takes her\n12/05/2026 09:00 meter read 4411\n")
+    [chat] = sections(text)
+    assert chat.text.split("\n") == [
+        "[02/05/2026, 18:04] Ana: swimming moves to Thursdays.",
+        "[02/05/2026, 18:06] Ben: ok who takes her.", "12/05/2026 09:00 meter read 4411."]
