@@ -126,6 +126,9 @@ def about_household(question: str) -> bool | None:
 
 
 _DETERMINERS = frozenset("the this that these those".split())
+# "Ben's", but not "how's" or "what's" (a question word and "is").
+_POSSESSIVE = re.compile(r"\b(?!(?:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
+                         r"\w+['’]s\b", re.IGNORECASE)
 _ASKER = frozenset({"i", "me"})  # "how do I turn the water off?" is the asker's own house
 def household_names(question: str, hits: Sequence[Hit]) -> set[str]:
     """The question's names (capitalised words after its first; not days, months or titles)
@@ -148,7 +151,7 @@ def general_form(question: str, hits: Sequence[Hit] = ()) -> bool:
     is the model's, not a refusal."""
     text = question.strip()
     if set(words(text)) & (_FIRST_PERSON | _DETERMINERS | _ASKER) or \
-            re.search(r"['’]s\b", text):
+            _POSSESSIVE.search(text):
         return False
     said = names(text)
     return not said or not said & set().union(*(_words_of(h) for h in hits))

@@ -188,8 +188,9 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
         if item:
             out.start_item(plain(item.group(1)))
             continue
-        if _STAMPED.match(line):
-            out.start_item(line)
+        if stamp := _STAMPED.match(line):
+            # The stamp is when, not what: its digits are no value of the message's.
+            out.start_item(line[stamp.end():].strip() if line.startswith("[") else line)
             continue
         if out.in_item and not raw[:1].isspace() and out.paragraph.endswith(_SENTENCE_END):
             out.end_paragraph()  # a finished item, then running text

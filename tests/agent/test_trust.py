@@ -190,3 +190,9 @@ def test_a_note_as_relevant_as_the_shown_one_is_where_to_look_next() -> None:
     far = Hit("c", "bins.txt", 0, None, "Bins go out on Monday.", 0.20)
     assert trust.as_relevant("How warm is the house kept?", [house, heating, far],
                              [house]) == [heating]
+
+
+def test_a_question_words_contraction_is_no_possessive() -> None:
+    assert trust.general_form("How's it going?")
+    assert trust.general_form("What's a heat pump?")
+    assert not trust.general_form("What's Ben's shoe size?")
