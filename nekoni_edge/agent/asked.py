@@ -12,7 +12,8 @@ from itertools import pairwise
 
 from nekoni_edge.words import STEM, STOPWORDS, content_words, covered, fold, numbers, stems, words
 
-NAME_INSIDE = re.compile(r"(?<!^)\b[A-Z][a-z]+")  # a capitalised word not opening the text
+# A capitalised word opening neither the text nor a sentence in it ("Morning! How's it going?").
+NAME_INSIDE = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+")
 
 
 def name_stems(question: str) -> set[str]:
@@ -106,8 +107,10 @@ _SECRET_NAMES = {"code": frozenset({"code", "combination", "pin", "passcode"}),
 _IDENTIFIERS = frozenset({"number", "code", "pin", "password"}) | _MEASURES
 _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
-_CODE = re.compile(r"(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|[\w]*\d[\w]*[a-z][\w-]*|"
-                   r"[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
+# Code-like: letters and digits mixed, dashed groups, or a long number; not an ordinal
+# ("12th") or a measure ("10am" is a time).
+_CODE = re.compile(r"(?!\d+(?:st|nd|rd|th|am|pm)\b)(?=[\w-]*\d)(?:[\w]*[a-z][\w]*\d[\w-]*|"
+                   r"[\w]*\d[\w]*[a-z][\w-]*|[\w]+-[\w-]+|\d{5,})", re.IGNORECASE)
 # A price paid once ("it cost 950 pounds", "we paid"), not a charge paid each time ("the fee
 # is paid every March").
 _PAID = re.compile(r"\b(cost|(?<!is )(?<!are )paid|charged|spent|was|were|came to)\b",
@@ -212,6 +215,10 @@ def only_where_kept(question: str, sentence: str) -> bool:
         _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
 
 
+_DATED = CALENDAR - {"may"}  # "may" is more often the verb
+_EVERY_DAY = re.compile(r"\bevery day\b|\bdaily\b|\bweek(?:day|end)s?\b", re.IGNORECASE)
+
+
 def _periods(text: str) -> dict[str, str]:
     return {m.group(2).lower(): _SAME_QUALIFIER.get(m.group(1).lower(), m.group(1).lower())
             for m in _PERIOD.finditer(text)}
@@ -287,6 +294,11 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     if "last" in asked_periods.values() and not said_periods and not (
             _TOLD_PAST.search(sentence) or _PAST_WHEN.search(sentence)):
         return False  # last month's book: what the club does each month says nothing of it
+    asked_days = {fold(w) for w in words(q)} & _DATED
+    said_days = {fold(w) for w in words(sentence.lower())} & _DATED
+    if asked_days and said_days and not asked_days & said_days and not _EVERY_DAY.search(
+            sentence):
+        return False  # "who picks up on Saturdays?": Monday's row says nothing of it
     kind = answer_kind(question)
     if kind == "identifier":
         return _holds_identifier(question, sentence, context, close)
@@ -328,6 +340,8 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
         measured & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
     if identifiers & _MEASURES:
         return named  # a measure is said with its name ("a mileage of"), not a code
+    if "phone" in words(q):
+        return _has_phone(sentence)  # "the plumber's phone number": a number to ring
     # "the plot number" is said as "plot 17", "the room number" as "room 12".
     counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)
                if m.group(1) not in STOPWORDS]

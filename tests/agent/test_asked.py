@@ -276,3 +276,28 @@ def test_who_is_answered_by_the_name_a_pronoun_stands_for() -> None:
     sentence = "He came on Friday and fixed the gate."
     assert not asked.can_answer(question, sentence)
     assert asked.can_answer(question, sentence, about=f"Thanks for sending Tomasz. {sentence}")
+
+
+def test_a_day_asked_for_is_not_answered_by_other_days() -> None:
+    question = "Who walks the dog on Sundays?"
+    assert not asked.can_answer(question, "Day: Monday, Walker: Omar.")
+    assert asked.can_answer(question, "Day: Sunday, Walker: Lena.")
+    assert asked.can_answer(question, "The dog is walked every day by Lena.")
+
+
+def test_a_phone_number_asked_for_is_a_number_to_ring() -> None:
+    question = "What is the electrician's phone number?"
+    visit = "The electrician parks his van in bay B7."
+    assert not asked.can_answer(question, visit, close=True)
+    assert asked.can_answer(question, "The electrician's phone number is 07700 900 261.")
+
+
+def test_a_word_opening_a_sentence_inside_the_question_is_no_name() -> None:
+    assert asked.names("Morning! How's it going?") == set()
+    assert asked.names("When does Ella swim? And Sami?") == {"ella", "sami"}
+
+
+def test_an_ordinal_is_no_code() -> None:
+    assert not asked.can_answer("What is the locker number?",
+                                "The lockers are emptied on the 12th.", close=True)
+    assert asked.can_answer("What is the locker number?", "Our locker is B12.", close=True)
