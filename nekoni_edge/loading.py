@@ -43,10 +43,13 @@ async def start_engine(s: Settings, local: ModelProvider | None) -> FallbackProv
     return engine
 
 
+DISABLED = "disabled in the configuration"  # why a part is off by choice, not broken
+
+
 async def load_embedder(s: Settings) -> tuple[TextEmbedder | None, str | None]:
     """The embedder, for retrieval and the tool router; None (and why) if neither is on."""
     if not (s.rag or s.tools):
-        return None, "disabled in the configuration (rag = false, tools = false)"
+        return None, f"{DISABLED} (rag = false, tools = false)"
     try:
         if s.embedder_keep_s > 0:
             return await asyncio.to_thread(
@@ -63,7 +66,7 @@ def load_knowledge(s: Settings, db: Database, embedder: TextEmbedder | None, err
                    ) -> tuple[KnowledgeBase | None, str | None]:
     """The knowledge base over ``embedder``; None (and why) when it is off or cannot be."""
     if not s.rag:
-        return None, "disabled in the configuration (rag = false)"
+        return None, f"{DISABLED} (rag = false)"
     if embedder is None:
         _LOGGER.error("knowledge base unavailable: %s", error)
         return None, error

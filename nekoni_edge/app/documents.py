@@ -8,6 +8,7 @@ from typing import Any
 
 from nekoni_edge.app.registry import Context, handles, require_trusted
 from nekoni_edge.errors import NekoniError
+from nekoni_edge.loading import DISABLED
 from nekoni_edge.progress import Eta, Throttle
 from nekoni_edge.protocol import messages as m
 from nekoni_edge.rag.knowledge import KnowledgeBase
@@ -15,27 +16,39 @@ from nekoni_edge.rag.knowledge import KnowledgeBase
 _LOGGER = logging.getLogger(__name__)
 
 IDLE_UPLOAD = "upload was idle too long and was discarded"
+TURNED_OFF = ("Documents are turned off on this box, so it cannot list or add them. Whoever "
+              "looks after the box can turn them on (rag = true in its settings).")
+NOT_WORKING = ("The box's document search is not working, so it cannot list or add documents "
+               "right now. Whoever looks after the box can run `nekoni-edge doctor` on it to "
+               "see why.")
 
 
 class KnowledgeUnavailable(NekoniError):
     """The box has no knowledge base (disabled, or its embedder failed to load)."""
 
+    def __init__(self, message: str, detail: str | None) -> None:
+        super().__init__(message)
+        self.detail = detail
+
     def reply(self) -> dict[str, Any]:
-        return {"type": "rag_error", "message": str(self)}
+        return {"type": "rag_error", "message": str(self), "detail": self.detail}
 
 
 def _knowledge(ctx: Context) -> KnowledgeBase:
     knowledge = ctx.box.chat.knowledge
     if knowledge is None:
-        raise KnowledgeUnavailable(
-            f"the knowledge base is unavailable: {ctx.box.chat.knowledge_error}")
+        why = ctx.box.chat.knowledge_error
+        raise KnowledgeUnavailable(TURNED_OFF if (why or "").startswith(DISABLED) else NOT_WORKING,
+                                   f"the knowledge base is unavailable: {why}")
     return knowledge
 
 
 def expire_uploads(ctx: Context) -> None:
     """Tell the sender about its uploads that went idle too long (they are gone)."""
-    for upload_id in ctx.uploads.expire(asyncio.get_running_loop().time()):
-        ctx.send({"type": "rag_error", "message": IDLE_UPLOAD, "uploadId": upload_id})
+    for upload_id, filename in ctx.uploads.expire(asyncio.get_running_loop().time()):
+        ctx.send({"type": "rag_error", "uploadId": upload_id, "detail": IDLE_UPLOAD,
+                  "message": f"{filename}: the upload stopped part-way (nothing came for a "
+                             "minute), so it was not added. Please add it again."})
 
 
 @handles(m.RagUploadStart)

@@ -38,15 +38,18 @@ class DeviceBudget:
 class UploadError(NekoniError):
     """An upload was refused; nothing of it is kept."""
 
-    def __init__(self, upload_id: str | None, message: str) -> None:
+    def __init__(self, upload_id: str | None, message: str, detail: str | None = None) -> None:
         super().__init__(message)
         self.upload_id = upload_id
         self.message = message
+        self.detail = detail  # the limit in the protocol's terms, for clients and the log
 
     def reply(self) -> dict[str, Any]:
         reply: dict[str, Any] = {"type": "rag_error", "message": self.message}
         if self.upload_id is not None:
             reply["uploadId"] = self.upload_id
+        if self.detail is not None:
+            reply["detail"] = self.detail
         return reply
 
 
@@ -100,13 +103,17 @@ class UploadAssembler:
         if isinstance(total, bool) or not isinstance(total, int) or total < 1:
             raise UploadError(upload_id, "totalChunks must be a positive integer")
         if total > self.max_chunks:
-            raise UploadError(upload_id, f"totalChunks {total} is more than a file of "
-                              f"{self.max_file_bytes // 2**20} MiB needs ({self.max_chunks})")
+            raise UploadError(upload_id, self._too_large(filename.strip()), f"totalChunks {total}"
+                              f" is more than a file of {self.max_file_bytes // 2**20} MiB "
+                              f"needs ({self.max_chunks})")
         if upload_id in self._uploads:
             raise UploadError(upload_id, "uploadId is already in progress")
         if self.budget.uploads >= self.budget.max_uploads:
-            raise UploadError(upload_id, f"at most {self.budget.max_uploads} uploads at once "
-                              "from one device")
+            raise UploadError(upload_id, f"{filename.strip()}: the box is already adding "
+                              f"{self.budget.max_uploads} documents from this device. Wait for "
+                              "one of them to finish, then add this one again.",
+                              f"at most {self.budget.max_uploads} uploads at once from one "
+                              "device")
         name = base_name(filename)
         self._uploads[upload_id] = _Upload(name, total, last_activity=now)
         self.budget.uploads += 1
@@ -150,11 +157,19 @@ class UploadAssembler:
         except (binascii.Error, ValueError) as exc:
             raise UploadError(upload_id, f"chunk {index} is not valid base64") from exc
         if upload.size + len(part) > self.max_file_bytes:
-            raise UploadError(upload_id, f"file is larger than "
-                              f"{self.max_file_bytes // 2**20} MiB")
+            raise UploadError(upload_id, self._too_large(upload.filename),
+                              f"file is larger than {self.max_file_bytes // 2**20} MiB")
         if self.budget.buffered + len(part) > self.budget.memory_cap:
-            raise UploadError(upload_id, "too much upload data buffered for this device")
+            raise UploadError(upload_id, f"{upload.filename}: the box is holding as much from "
+                              "this device as it can at once. Wait for the documents being "
+                              "added to finish, then add this one again.",
+                              "too much upload data buffered for this device")
         return part
+
+    def _too_large(self, filename: str) -> str:
+        return (f"{filename}: this file is larger than the box takes "
+                f"({self.max_file_bytes // 2**20} MiB). Split it into smaller files, or save "
+                "it without its pictures, then add it.")
 
     def filename(self, upload_id: str) -> str | None:
         upload = self._uploads.get(upload_id)
@@ -173,11 +188,11 @@ class UploadAssembler:
         if self._forget(upload_id):
             _LOGGER.info("upload %s aborted; buffer freed", upload_id[:32])
 
-    def expire(self, now: float) -> list[str]:
-        """Drop uploads idle for longer than the timeout; return their ids."""
-        idle = [uid for uid, u in self._uploads.items()
+    def expire(self, now: float) -> list[tuple[str, str]]:
+        """Drop uploads idle for longer than the timeout; return their ids and file names."""
+        idle = [(uid, u.filename) for uid, u in self._uploads.items()
                 if now - u.last_activity > self.idle_timeout_s]
-        for upload_id in idle:
+        for upload_id, _ in idle:
             self.abort(upload_id)
         return idle
 

@@ -337,3 +337,21 @@ async def test_a_missing_model_is_told_in_words(settings: Settings, tmp_path: Pa
     finally:
         await app.close()
         await box.stop()
+
+
+async def test_documents_turned_off_are_told_in_words(settings: Settings,
+                                                     llama_provider: Any) -> None:
+    """The knowledge view showed "the knowledge base is unavailable: disabled in the
+    configuration (rag = false)"."""
+    box = Daemon(dataclasses.replace(settings, tools=False, rag=False), provider=llama_provider)
+    await box.start()
+    app = await connected_app(box)
+    try:
+        app.send({"type": "rag_list"})
+        refusal = await app.reply("rag_error", 30)
+        assert refusal["message"].startswith("Documents are turned off on this box")
+        assert "rag = false" in refusal["detail"]
+        assert "configuration" not in refusal["message"]
+    finally:
+        await app.close()
+        await box.stop()

@@ -496,7 +496,8 @@ async def test_one_devices_uploads_share_one_budget_across_its_connections(
                         "totalChunks": 1})
         refusal = await phones[0].recv()
         assert refusal["type"] == "rag_error"
-        assert "at most 4 uploads at once from one device" in refusal["message"]
+        assert "already adding 4 documents from this device" in refusal["message"]
+        assert refusal["detail"] == "at most 4 uploads at once from one device"
         sent = 0
         while True:  # each phone's two uploads in turn, one segment at a time
             n = sent % 4
@@ -507,7 +508,8 @@ async def test_one_devices_uploads_share_one_budget_across_its_connections(
                 break
             assert reply["type"] == "rag_upload_progress"
             sent += 1
-        assert "too much upload data buffered for this device" in reply["message"]
+        assert "Wait for the documents being added to finish" in reply["message"]
+        assert reply["detail"] == "too much upload data buffered for this device"
         assert daemon.peers is not None
         [budget] = daemon.peers._budgets.values()
         print(f"refused after {sent} segments ({sent * len(segment) * 3 // 4 / 2**20:.2f} MiB "

@@ -158,7 +158,8 @@ async def test_oversized_file_refused(settings: Any, llama_provider: Any) -> Non
 
         key = await approved(box)
         async with PhoneClient(key, f"http://127.0.0.1:{box.port}") as phone:
-            with pytest.raises(ReplyError, match="more than a file of|larger than"):
+            with pytest.raises(ReplyError, match="big.txt: this file is larger than the box "
+                                                 "takes .* Split it"):
                 await phone.upload("big.txt", b"x" * 50_000)
     finally:
         await box.stop()
@@ -174,7 +175,9 @@ async def test_idle_upload_is_discarded(phone: PhoneClient, daemon: Daemon) -> N
                 "totalChunks": 3})
     msg = await phone.recv(wait=10)
     assert msg == {"type": "rag_error", "uploadId": "slow",
-                   "message": "upload was idle too long and was discarded"}
+                   "detail": "upload was idle too long and was discarded",
+                   "message": "a.txt: the upload stopped part-way (nothing came for a minute), "
+                              "so it was not added. Please add it again."}
     assert session.uploads.buffered == 0
     assert session.uploads.in_progress == 0
     async with aclosing(phone.ask("Say ok.", "after-idle")) as stream:

@@ -33,7 +33,7 @@ def test_start_refusals() -> None:
     refused(up.start, "u", "", 1, 0, match="filename")
     refused(up.start, "u", "a.txt", 0, 0, match="a.txt: this file is empty")  # the apps: no bytes
     refused(up.start, "u", "a.txt", True, 0, match="totalChunks")
-    refused(up.start, "u", "a.txt", up.max_chunks + 1, 0, match="more than a file")
+    refused(up.start, "u", "a.txt", up.max_chunks + 1, 0, match="a.txt: this file is larger than the box")
     up.start("u", "a.txt", 1, 0)
     refused(up.start, "u", "a.txt", 1, 0, match="already in progress")
     assert up.start("v", "../../etc/passwd", 1, 0) == "passwd"  # the base name only
@@ -79,7 +79,7 @@ def test_file_size_and_peer_memory_caps() -> None:
     capped.start("b", "b.txt", 2, 0)
     capped.add("a", 0, segment, 0)
     capped.add("b", 0, segment, 0)
-    refused(capped.add, "a", 1, segment, 0, match="buffered")
+    refused(capped.add, "a", 1, segment, 0, match="as much from this device")
     assert capped.buffered == 11_000  # "a" is gone, "b" goes on
 
 
@@ -88,7 +88,7 @@ def test_idle_upload_expires() -> None:
     up.start("u", "a.txt", 2, 0)
     up.add("u", 0, b64(b"x"), 10)
     assert up.expire(69) == []
-    assert up.expire(71) == ["u"]
+    assert up.expire(71) == [("u", "a.txt")]
     assert up.buffered == 0
 
 
@@ -96,7 +96,7 @@ def test_too_many_uploads_at_once() -> None:
     up = UploadAssembler()
     for i in range(4):
         up.start(f"u{i}", "a.txt", 1, 0)
-    refused(up.start, "u9", "a.txt", 1, 0, match="at most 4")
+    refused(up.start, "u9", "a.txt", 1, 0, match="already adding 4 documents")
 
 
 def test_one_devices_channels_share_one_budget() -> None:
@@ -107,10 +107,10 @@ def test_one_devices_channels_share_one_budget() -> None:
     channels = [UploadAssembler(budget=budget) for _ in range(4)]
     for n, channel in enumerate(channels):
         channel.start(f"u{n}", "a.txt", 3, 0)
-    refused(channels[0].start, "u9", "a.txt", 1, 0, match="at most 4 uploads at once from one")
+    refused(channels[0].start, "u9", "a.txt", 1, 0, match="already adding 4 documents from this")
     for channel, upload_id in zip(channels, ("u0", "u1", "u2", "u3"), strict=True):
         channel.add(upload_id, 0, segment, 0)
-    refused(channels[0].add, "u0", 1, segment, 0, match="buffered for this device")
+    refused(channels[0].add, "u0", 1, segment, 0, match="as much from this device as it can")
     assert (budget.buffered, budget.uploads) == (33_000, 3)  # "u0" was aborted
     other = UploadAssembler(budget=DeviceBudget(memory_cap=50_000))
     other.start("x", "a.txt", 1, 0)
