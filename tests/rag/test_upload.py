@@ -33,7 +33,7 @@ def test_start_refusals() -> None:
     refused(up.start, "u", "", 1, 0, match="filename")
     refused(up.start, "u", "a.txt", 0, 0, match="a.txt: this file is empty")  # the apps: no bytes
     refused(up.start, "u", "a.txt", True, 0, match="totalChunks")
-    refused(up.start, "u", "a.txt", up.max_chunks + 1, 0, match="a.txt: this file is larger than the box")
+    refused(up.start, "u", "a.txt", up.max_chunks + 1, 0, match="a.txt: this file is larger")
     up.start("u", "a.txt", 1, 0)
     refused(up.start, "u", "a.txt", 1, 0, match="already in progress")
     assert up.start("v", "../../etc/passwd", 1, 0) == "passwd"  # the base name only
