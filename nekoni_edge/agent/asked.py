@@ -468,4 +468,11 @@ def _new_name(question: str, sentence: str) -> bool:
     day or a month) the question does not already say ("Mr Pike's first name" is not "Mr
     Pike")."""
     said = {fold(w) for w in words(question.lower())} | HONORIFICS
-    return any(fold(w.lower()) not in CALENDAR | said for w in CAPITALISED.findall(sentence[1:]))
+    speaker = _SPEAKER.match(sentence)
+    return any(fold(w.lower()) not in CALENDAR | said for w in CAPITALISED.findall(sentence[1:])
+               ) or (speaker is not None and fold(speaker.group(1).lower()) not in said)
+
+
+# A line's speaker, who says "I" ("Omar: I'll pick him up"): the name that opens a sentence
+# where it is a speaker's label and not a field's ("Item: Pitch fee").
+_SPEAKER = re.compile(r"([A-Z][a-z]+): (?:I|we)\b")

@@ -150,14 +150,19 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     place=_place_word(clause or sentence, beyond) if where else "")
 
 
+# A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").
+_SUBJECT = re.compile(r"(?:^|:\s+)((?-i:[A-Z][a-z]+))")
+
+
 def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) -> bool:
-    """Whether the sentence names another of the document's names and, with what its pronoun
-    stands for, none of those the question asks about: "Lukas catches the number 42 bus" does
-    not say which bus Mia catches."""
+    """Whether the sentence is about another of the document's names and, with what its
+    pronoun stands for, names none of those the question asks about: "Lukas catches the
+    number 42 bus" does not say which bus Mia catches. A name elsewhere in the sentence is a
+    place or a signature ("at my house, 8 Willow Crescent"), not whom it is about."""
     if not whose:
         return False
     held = {fold(w.lower()) for w in CAPITALISED.findall(about)}
-    said = {fold(w.lower()) for w in CAPITALISED.findall(sentence)}
+    said = {fold(w.lower()) for w in _SUBJECT.findall(sentence)}
     return not whose & held and bool(said & known - whose)
 
 
@@ -199,8 +204,10 @@ def _place_word(sentence: str, beyond: set[str]) -> str:
     return max(said, key=phrase.lower().rfind, default="")
 
 
-_PRONOUN_OPENING = re.compile(r"^(?:\w+ )?(it|its|they|them|their|this|these|that|those|he|she|his|"
-                              r"her)\b", re.IGNORECASE)
+# A pronoun in a sentence's first words, after its speaker's label in a chat ("Omar: I'll pick
+# him up" answers the line before).
+_PRONOUN_OPENING = re.compile(r"^(?:[A-Z][a-z]+: )?(?:[\w']+ ){0,2}(it|its|they|them|their|this|"
+                              r"these|that|those|he|him|she|his|her)\b", re.IGNORECASE)
 
 
 def with_antecedent(candidates: Sequence[str], index: int) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nekoni_edge.agent import answer, secrets, trust
-from nekoni_edge.agent.asked import only_where_kept
+from nekoni_edge.agent.asked import missing_subject, only_where_kept
 from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
 from nekoni_edge.agent.router import Embed, Route
 from nekoni_edge.rag.structure import titled
@@ -31,6 +31,10 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
     for source in dict.fromkeys(h.source for h in hits):
         chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
                          if h.source == source}.values(), key=lambda h: h.index)
+        if missing_subject(question, " ".join((source, *(h.content for h in chunks)))):
+            # The next document shown, without the thing asked about: "Yusuf's football"
+            # is the chat's, not the tutor's fee for a lesson.
+            continue
         # (chunk, sentence, its cosine when stored with the chunk) for every sentence that
         # is not an instruction, secrets not asked for hidden.
         rows: list[tuple[Hit, str, float | None]] = []

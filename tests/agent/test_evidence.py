@@ -198,6 +198,15 @@ def test_a_sentence_about_someone_else_does_not_answer() -> None:
                          "family.md") is not None
 
 
+def test_a_place_or_signature_named_in_a_sentence_is_not_someone_else() -> None:
+    letter = ["Thank you for signing Noor up for violin.", "Lessons are on Mondays at 17:00 "
+              "at the studio, 3 Elm Parade, and last half an hour.", "Kind regards, Ada Vale"]
+    evidence = pick_evidence("When are Noor's violin lessons?", letter, [0.7, 0.45, 0.2],
+                             "violin-letter.txt")
+    assert evidence is not None
+    assert "17:00" in evidence.told
+
+
 def test_a_clause_is_told_with_the_rest_of_its_sentence() -> None:
     clauses = ["Collection is at 15:10;", "on Fridays the club ends at 16:30.", "Wear boots."]
     evidence = pick_evidence("What time is collection on Fridays?", clauses, [0.6, 0.5, 0.1],

@@ -159,6 +159,22 @@ async def test_evidence_comes_from_the_next_document_when_the_best_has_none(
         assert "lawn_rota.txt" in reply
 
 
+async def test_the_next_document_answers_only_if_it_holds_the_thing_asked_about(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "messages.txt": "Dad: Priya wants to start swimming club on Mondays.\n"
+                        "Mum: Fine, she can borrow my goggles.",
+        "piano.txt": "What Priya's activities cost: piano lessons are £25 each.",
+    }) as (db, kb):
+        question = "How much does Priya's swimming club cost?"
+        shown = trust.shown(question, await kb.search(question))
+        assert "piano.txt" in [h.source for h in shown]  # the test's premise
+        chat, provider = service((db, kb), [["It costs £25."]])
+        reply = await turn(chat, question)
+        assert "25" not in reply
+        assert reply == trust.DONT_KNOW
+
+
 async def test_a_date_no_note_holds_is_declined_beside_a_note_with_another_date(
         tmp_path: Path, embedder: Any) -> None:
     async with household(tmp_path, embedder, {
