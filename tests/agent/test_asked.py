@@ -278,6 +278,12 @@ def test_who_is_answered_by_the_name_a_pronoun_stands_for() -> None:
     assert asked.can_answer(question, sentence, about=f"Thanks for sending Tomasz. {sentence}")
 
 
+def test_who_is_answered_by_the_speaker_who_says_i() -> None:
+    question = "Who is taking the recycling to the tip?"
+    assert asked.can_answer(question, "Dad: I'll take it on my way to work.")
+    assert not asked.can_answer(question, "Note: take it before noon.")  # a field's label
+
+
 def test_a_day_asked_for_is_not_answered_by_other_days() -> None:
     question = "Who walks the dog on Sundays?"
     assert not asked.can_answer(question, "Day: Monday, Walker: Omar.")

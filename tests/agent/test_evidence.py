@@ -207,6 +207,15 @@ def test_a_place_or_signature_named_in_a_sentence_is_not_someone_else() -> None:
     assert "17:00" in evidence.told
 
 
+def test_a_chat_reply_is_told_with_the_line_it_answers() -> None:
+    chat = ["Mum: Nana lands at 14:05 at gate 3.", "Dad: I'll collect her.",
+            "Mum: Great, bring a coat."]
+    evidence = pick_evidence("Who is collecting Nana from the airport?", chat,
+                             [0.5, 0.3, 0.1], "family-chat.txt")
+    assert evidence is not None
+    assert evidence.told == "Mum: Nana lands at 14:05 at gate 3. Dad: I'll collect her."
+
+
 def test_a_clause_is_told_with_the_rest_of_its_sentence() -> None:
     clauses = ["Collection is at 15:10;", "on Fridays the club ends at 16:30.", "Wear boots."]
     evidence = pick_evidence("What time is collection on Fridays?", clauses, [0.6, 0.5, 0.1],
