@@ -163,6 +163,10 @@ _POSSESSED = re.compile(r"\b(?!(?:what|who|where|when|how|that|it|there|here|he|
                         r"(\w+)(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$", re.IGNORECASE)
 # "What time does Priya's choir start?": after "does" the phrase's last word is the verb.
 _AUXILIARY = re.compile(r"\b(do|does|did)\b", re.IGNORECASE)
+# "When is Pepper's flea treatment due?": after "is" a last word saying a state (an adjective
+# of time or a participle) is the predicate, not the thing.
+_COPULA = re.compile(r"\b(is|are|was|were)\b", re.IGNORECASE)
+_PREDICATE = re.compile(r"due|open|closed|ready|done|over|\w+ed", re.IGNORECASE)
 # Where a possessed phrase's head ends: "key worker at nursery" is about a worker.
 _PREPOSITIONS = frozenset("at in on for of with from to by".split())
 
@@ -179,7 +183,8 @@ def missing_subject(question: str, document: str) -> bool:
     if found is not None:
         said = words(found.group(2))
         cut = next((i for i, w in enumerate(said) if w in _PREPOSITIONS and i), len(said))
-        if cut > 1 and _AUXILIARY.search(text[:found.start()]):
+        if cut > 1 and (_AUXILIARY.search(text[:found.start()]) or _PREDICATE.fullmatch(
+                said[cut - 1]) and _COPULA.search(text[:found.start()])):
             cut -= 1
         phrase = " ".join(said[:cut])
     elif past is not None:

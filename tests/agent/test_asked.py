@@ -307,3 +307,10 @@ def test_an_ordinal_is_no_code() -> None:
     assert not asked.can_answer("What is the locker number?",
                                 "The lockers are emptied on the 12th.", close=True)
     assert asked.can_answer("What is the locker number?", "Our locker is B12.", close=True)
+
+
+def test_a_state_after_is_is_no_part_of_the_thing_asked_about() -> None:
+    note = "vet: Biscuit's annual vaccination is due in May; her worming tablets are monthly."
+    assert asked.missing_subject("When is Biscuit's dental check due?", note)
+    assert not asked.missing_subject("When is Biscuit's vaccination due?", note)
+    assert asked.missing_subject("Is Biscuit's microchip registered?", note)
