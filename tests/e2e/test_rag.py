@@ -127,7 +127,7 @@ async def test_bad_uploads_are_refused_and_nothing_is_stored(phone: PhoneClient,
     chunk = {"type": "rag_upload_chunk", "uploadId": "u1", "index": 0,
              "content": base64.b64encode(b"hello").decode()}
     cases = [
-        ([{**start, "totalChunks": 100_000}], "totalChunks"),
+        ([{**start, "totalChunks": 100_000}], "a.txt: this file is larger than the box takes"),
         ([start, {**chunk, "index": 7}], "out of range"),
         ([{**start, "uploadId": "u2"}, {**chunk, "uploadId": "u2"},
           {**chunk, "uploadId": "u2"}], "already received"),
