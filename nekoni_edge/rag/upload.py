@@ -21,6 +21,7 @@ IDLE_TIMEOUT_S = 60.0
 MAX_UPLOADS_PER_DEVICE = 4
 DEVICE_MEMORY_CAP = 32 * 1024 * 1024
 MAX_UPLOAD_ID = 128
+REFUSALS_KEPT = 16  # refused uploads whose further segments get the refusal again
 
 
 @dataclass
@@ -77,6 +78,7 @@ class UploadAssembler:
         self.budget = budget or DeviceBudget()
         self.idle_timeout_s = idle_timeout_s
         self._uploads: dict[str, _Upload] = {}
+        self._refused: dict[str, UploadError] = {}  # oldest first, REFUSALS_KEPT at most
 
     @property
     def max_chunks(self) -> int:
@@ -93,6 +95,28 @@ class UploadAssembler:
 
     def start(self, upload_id: object, filename: object, total: object, now: float) -> str:
         """``rag_upload_start``; returns the base name that will be stored."""
+        try:
+            name = self._start(upload_id, filename, total, now)
+        except UploadError as exc:
+            if isinstance(upload_id, str) and upload_id not in self._uploads:
+                self._refuse(upload_id, exc)
+            raise
+        assert isinstance(upload_id, str)  # checked by _start
+        self._refused.pop(upload_id, None)
+        return name
+
+    def _refuse(self, upload_id: str, error: UploadError) -> None:
+        # nekoni's apps send every segment after a refused start: each is answered with the
+        # refusal in words (the knowledge view shows the last error), not "no such upload". A
+        # malformed message's refusal is the client's to read once.
+        if error.detail is None:
+            return
+        self._refused.pop(upload_id, None)
+        self._refused[upload_id] = error
+        while len(self._refused) > REFUSALS_KEPT:
+            del self._refused[next(iter(self._refused))]
+
+    def _start(self, upload_id: object, filename: object, total: object, now: float) -> str:
         if not isinstance(upload_id, str) or not upload_id or len(upload_id) > MAX_UPLOAD_ID:
             raise UploadError(None, "uploadId must be a non-empty string")
         if not isinstance(filename, str) or not filename.strip():
@@ -123,14 +147,17 @@ class UploadAssembler:
     def add(self, upload_id: object, index: object, content: object, now: float
             ) -> tuple[int, int, bytes | None]:
         """``rag_upload_chunk``; returns (received, total, the whole file once complete)."""
+        if isinstance(upload_id, str) and upload_id in self._refused:
+            raise self._refused[upload_id]
         if not isinstance(upload_id, str) or upload_id not in self._uploads:
             raise UploadError(upload_id if isinstance(upload_id, str) else None,
                               "no such upload in progress (send rag_upload_start first)")
         upload = self._uploads[upload_id]
         try:
             part = self._checked_part(upload, upload_id, index, content)
-        except UploadError:
+        except UploadError as exc:
             self.abort(upload_id)
+            self._refuse(upload_id, exc)
             raise
         assert isinstance(index, int)  # checked above
         upload.parts[index] = part

@@ -118,3 +118,16 @@ def test_one_devices_channels_share_one_budget() -> None:
     for channel in channels:
         channel.clear()  # a channel closing frees what it held
     assert (budget.buffered, budget.uploads) == (0, 0)
+
+
+def test_segments_after_a_refusal_get_the_refusal_again() -> None:
+    """nekoni's apps send every segment after a refused start; the knowledge view shows the
+    last error, which was "no such upload in progress"."""
+    up = UploadAssembler(max_file_bytes=20_000)
+    refused(up.start, "big", "book.txt", up.max_chunks + 5, 0, match="book.txt: this file is")
+    refused(up.add, "big", 0, b64(b"x"), 0, match="book.txt: this file is larger")
+    up.start("u", "notes.txt", 2, 0)
+    up.add("u", 0, b64(b"x" * 11_000), 0)
+    refused(up.add, "u", 1, b64(b"x" * 11_000), 0, match="notes.txt: this file is larger")
+    refused(up.add, "u", 1, b64(b"x"), 0, match="notes.txt: this file is larger")
+    refused(up.add, "other", 0, b64(b"x"), 0, match="no such upload")
