@@ -42,7 +42,8 @@ PLACE = re.compile(r"\b(in|at|under|behind|on|by|near|beside|inside|next to|abov
 # What kind of words an answer to each kind of question contains.
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_WHEN = re.compile(rf"\b(\d{{1,2}}(:\d\d)?\s?(am|pm)|\d{{1,2}}:\d\d|{_DAYS}|weekday|weekend|"
+_WHEN = re.compile(rf"\b(\d{{1,2}}(:\d\d)?\s?(am|pm)|\d{{1,2}}:\d\d|\d{{1,2}}(st|nd|rd|th)\b|"
+                   rf"{_DAYS}|weekday|weekend|"
                    rf"{_MONTHS}|daily|"
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
                    r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
@@ -325,6 +326,13 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
     which secret, the show decision has judged."""
     q = question.strip().lower()
     identifiers = _identifiers(q)
+    # "The dress code is summer formal": the sentence names the asked thing, qualifier and
+    # all, and says what it is; a value need not be a code.
+    for qualifier, identifier in re.findall(rf"(\w+) ({'|'.join(identifiers) or '$^'})\b", q):
+        if qualifier not in STOPWORDS and re.search(
+                rf"\b{qualifier} {identifier} (?:is|are) (?!{_NOT_A_VALUE})\w", sentence,
+                re.IGNORECASE):
+            return True
     named_as = {n[:STEM] for w in identifiers & _KEPT_SOMEWHERE for n in _SECRET_NAMES[w]}
     if named_as & stems(sentence) and PLACE.search(sentence):
         return True
@@ -356,6 +364,8 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
         for c in counted)
 
 
+# What follows "the door code is" when it is not the value: where it is, or that it changes.
+_NOT_A_VALUE = r"(?:on|in|at|under|behind|by|with|kept|written|stuck|the same|\w+ing)\b"
 # Words before a thing that say which one without naming a kind of it ("whose password").
 _PICKING = frozenset("whose every each".split())
 

@@ -68,7 +68,9 @@ def read_turn(content: str, query: str, hits: Sequence[Hit], *, routed: bool,
         # The librarian beside the library note is the household's ("how's it going?" beside
         # "we are going to a cottage" asks for nothing a note may lack).
         household = True
-    missing = bool(shown) and missing_subject(content, f"{shown[0].source} {shown[0].content}")
+    # The best document's every passage found: the thing may be in a later section.
+    missing = bool(shown) and missing_subject(content, " ".join(
+        [shown[0].source, *(h.content for h in (*shown, *hits) if h.source == shown[0].source)]))
     return Reading(household, asks(content), wanted, general, worldly, shown, missing)
 
 

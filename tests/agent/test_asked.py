@@ -314,3 +314,15 @@ def test_a_state_after_is_is_no_part_of_the_thing_asked_about() -> None:
     assert asked.missing_subject("When is Biscuit's dental check due?", note)
     assert not asked.missing_subject("When is Biscuit's vaccination due?", note)
     assert asked.missing_subject("Is Biscuit's microchip registered?", note)
+
+
+def test_a_day_of_the_month_says_when() -> None:
+    assert asked.can_answer("When is the boiler service due?",
+                            "Dad: the boiler service is due on the 14th, I've booked it.")
+
+
+def test_a_thing_named_whole_and_said_in_words_answers_for_its_code() -> None:
+    assert asked.can_answer("What is the party's dress code?",
+                            "The dress code is fancy dress: pirates or mermaids.")
+    assert not asked.can_answer("What is the party's dress code?",
+                                "The dress code is changing this year.")

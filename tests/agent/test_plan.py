@@ -49,3 +49,14 @@ def test_a_general_question_no_note_answers_goes_to_the_model_without_notes() ->
 def test_chit_chat_asks_for_nothing() -> None:
     assert not plan.asks("Lovely, thanks")
     assert plan.asks("tell me about the boiler")
+
+
+def test_the_thing_asked_about_is_looked_for_in_every_passage_of_the_best_document() -> None:
+    question = "How often are Rolo's nails clipped?"
+    opening = Hit("r", "rabbit.txt", 0, None, "Rolo lives in the hutch by the shed.", 0.55,
+                  lexical=1)
+    later = Hit("r", "rabbit.txt", 3, None, "His nails are clipped once a month.", 0.41,
+                lexical=2)
+    reading = plan.read_turn(question, question, [opening, later], routed=False)
+    assert reading.shown[0] is opening  # the test's premise
+    assert not reading.missing
