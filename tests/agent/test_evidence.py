@@ -216,6 +216,14 @@ def test_a_chat_reply_is_told_with_the_line_it_answers() -> None:
     assert evidence.told == "Mum: Nana lands at 14:05 at gate 3. Dad: I'll collect her."
 
 
+def test_a_sentence_sharing_no_word_answers_only_when_close_by_meaning() -> None:
+    question = "When does the coach leave for the tournament?"
+    assert pick_evidence(question, ["Back by 17:00."], [0.35], "family-chat.txt") is None
+    paraphrase = pick_evidence(question, ["The bus to the cup games goes at 7:30."], [0.55],
+                               "club.md")
+    assert paraphrase is not None
+
+
 def test_a_clause_is_told_with_the_rest_of_its_sentence() -> None:
     clauses = ["Collection is at 15:10;", "on Fridays the club ends at 16:30.", "Wear boots."]
     evidence = pick_evidence("What time is collection on Fridays?", clauses, [0.6, 0.5, 0.1],

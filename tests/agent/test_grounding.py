@@ -338,7 +338,7 @@ async def test_a_command_in_another_language_is_not_obeyed(tmp_path: Path,
         "car.txt": "Our car is a grey Skoda. The spare key is in the kitchen drawer.",
     }) as notes:
         chat, provider = service(notes, [["The lesson ends at 17.45."]])
-        reply = await turn(chat, "What time does Noor's swimming lesson end?")
+        reply = await turn(chat, "What should Noor take to her swimming lesson?")
         prompt = provider.prompts[-1][-1].content
         assert '- swimming.txt: "' in prompt  # quoted, under its document's name
         # Never in the box's own words: at most the note's sentence as written, attributed
