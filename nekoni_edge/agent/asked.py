@@ -206,6 +206,16 @@ def missing_subject(question: str, document: str) -> bool:
     return wanted[-1][:STEM] not in stems(document)
 
 
+def numbered_otherwise(question: str, document: str) -> bool:
+    """Whether the question names a numbered thing ("the Year 6 trip", "Room 12") that the
+    document numbers only otherwise ("Year 4"): then it is about another one."""
+    for word, number in re.findall(r"\b([A-Z][a-z]+) (\d+)\b", question.strip()):
+        if not re.search(rf"\b{word} {number}\b", document, re.IGNORECASE) and re.search(
+                rf"\b{word} \d+\b", document, re.IGNORECASE):
+            return True
+    return False
+
+
 def specific(question: str) -> bool:
     """Whether the question asks for a kind of thing a sentence may lack (a time, an amount,
     a name, an identifier), rather than for what a note says."""
@@ -457,6 +467,9 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
     done = re.match(rf"who (\w+ed|{_IRREGULAR_PAST})\b", q)
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
+    does = re.match(r"who (\w+s)\b", q)
+    if does is not None and re.search(rf"\b[A-Z][a-z]+ {does.group(1)}\b", sentence):
+        return True  # "Dev compares prices": the doer, opening the sentence, is the name
     return _new_name(q, sentence)
 
 
@@ -490,4 +503,4 @@ def _new_name(question: str, sentence: str) -> bool:
 
 # A line's speaker, who says "I" ("Omar: I'll pick him up"): the name that opens a sentence
 # where it is a speaker's label and not a field's ("Item: Pitch fee").
-_SPEAKER = re.compile(r"([A-Z][a-z]+): (?:I|we)\b")
+_SPEAKER = re.compile(r"([A-Z][a-z]+)(?: [\w'’().]+){0,3}: (?:I|we)\b")

@@ -214,15 +214,19 @@ def _place_word(sentence: str, beyond: set[str]) -> str:
 
 # A pronoun in a sentence's first words, after its speaker's label in a chat ("Omar: I'll pick
 # him up" answers the line before).
-_PRONOUN_OPENING = re.compile(r"^(?:[A-Z][a-z]+: )?(?:[\w']+ ){0,2}(it|its|they|them|their|this|"
-                              r"these|that|those|he|him|she|his|her)\b", re.IGNORECASE)
+_PRONOUN_OPENING = re.compile(r"^(?:[A-Z][a-z]+(?: [\w'’().]+){0,3}: )?(?:[\w']+ ){0,2}(it|its|"
+                              r"they|them|their|this|these|that|those|he|him|she|his|her)\b",
+                              re.IGNORECASE)
 
 
 def with_antecedent(candidates: Sequence[str], index: int) -> str:
     """A sentence opening with a pronoun ("Turn it clockwise", "its code is 5170") after the
-    sentence before it, which says what the pronoun is; any other sentence alone."""
+    sentence before it, which says what the pronoun is; a reply after its question; any
+    other sentence alone."""
     sentence = candidates[index]
-    if index and _PRONOUN_OPENING.match(sentence):
+    if index and (_PRONOUN_OPENING.match(sentence) or candidates[index - 1].endswith("?")):
+        # ... and a reply after a question (a chat's "Who's doing the music?" "My nephew
+        # Kofi will DJ", an FAQ's answer) is about what was asked.
         return f"{candidates[index - 1]} {sentence}"
     return sentence
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nekoni_edge.agent import answer, secrets, trust
-from nekoni_edge.agent.asked import missing_subject, only_where_kept
+from nekoni_edge.agent.asked import missing_subject, numbered_otherwise, only_where_kept
 from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
 from nekoni_edge.agent.router import Embed, Route
 from nekoni_edge.rag.structure import titled
@@ -31,9 +31,11 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
     for source in dict.fromkeys(h.source for h in hits):
         chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
                          if h.source == source}.values(), key=lambda h: h.index)
-        if missing_subject(question, " ".join((source, *(h.content for h in chunks)))):
+        document = " ".join((source, *(h.content for h in chunks)))
+        if missing_subject(question, document) or numbered_otherwise(question, document):
             # The next document shown, without the thing asked about: "Yusuf's football"
-            # is the chat's, not the tutor's fee for a lesson.
+            # is the chat's, not the tutor's fee for a lesson; "the Year 6 trip" is not
+            # the Year 4 letter's.
             continue
         # (chunk, sentence, its cosine when stored with the chunk) for every sentence that
         # is not an instruction, secrets not asked for hidden.

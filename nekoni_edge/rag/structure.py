@@ -31,6 +31,9 @@ _QUOTED = re.compile(r"^\s*(?:>\s?)+")  # an email's quoted reply ("> > text")
 # A line opening with a stamp ("[02/05/2026, 18:04] Aisha: ..." of a chat export, "12/03/26
 # ..." of a log): a message of its own, however it ends.
 _STAMPED = re.compile(r"^\s*(?:\[[^\]]{3,40}\]|\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b)")
+# A form's or a message's field line: a short capitalised label, a colon, its value
+# ("Patient: Pepper (cat)", "Subject: Re: boiler", "Omar: I'll pick him up").
+_FIELD = re.compile(r"^[A-Z][\w'’()-]*(?: [\w'’()-]+){0,2}: \S")
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word cut at a line's end: "compart-"
 _BROKEN = re.compile(r"[^\W_]-$")  # any word or number broken after its hyphen: "0800-"
 
@@ -79,6 +82,7 @@ class _Builder:
         # or nothing after a hyphen), joined once the paragraph ends.
         self._parts: list[str] = []
         self.in_item = False  # the paragraph being read is a list item
+        self.in_field = False  # ... a field line, which a line opening with a capital ends
 
     @property
     def heading(self) -> str:
@@ -106,7 +110,7 @@ class _Builder:
             text = "".join(self._parts)
             self.passages.append(_ended(text) if self.in_item else text)
             self._parts = []
-        self.in_item = False
+        self.in_item = self.in_field = False
 
     def start_item(self, text: str) -> None:
         """A list item: a passage of its own, which lines after it may continue (a wrapped
@@ -174,6 +178,12 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             else:
                 out.add_passage(", ".join(c for c in cells if c))
             continue
+        if out.in_field and line[:1].isupper():
+            out.end_paragraph()  # the next field, or running text after the form's fields
+        if not out.paragraph and _FIELD.match(line) and not _LIST_ITEM.match(line):
+            out.start_item(plain(line) if markdown else line)
+            out.in_field = True  # a wrapped value (a line opening in lower case) goes on
+            continue
         previous = out.paragraph or (out.passages[-1] if out.passages else "")
         if not markdown and _looks_like_heading(line, previous, following):
             # Not nested: a bare heading replaces the one before it, under the first line of
@@ -203,8 +213,8 @@ def is_markdown(filename: str) -> bool:
     return filename.lower().endswith((".md", ".markdown"))
 
 
-# A full stop after these is not a sentence's end ("Mr. Hendry").
-ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "No", "e.g", "i.e")
+# A full stop after these is not a sentence's end ("Mr. Hendry", "Priya (no. 11)").
+ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "No", "no", "e.g", "i.e")
 _SPLIT = re.compile("".join(rf"(?<!\b{re.escape(a)}\.)" for a in ABBREVIATIONS)
                     + r"(?<=[.!?;])\s+")
 

@@ -281,6 +281,7 @@ def test_who_is_answered_by_the_name_a_pronoun_stands_for() -> None:
 def test_who_is_answered_by_the_speaker_who_says_i() -> None:
     question = "Who is taking the recycling to the tip?"
     assert asked.can_answer(question, "Dad: I'll take it on my way to work.")
+    assert asked.can_answer(question, "Sam (flat 5): I can take it on Saturday.")
     assert not asked.can_answer(question, "Note: take it before noon.")  # a field's label
 
 
@@ -326,3 +327,15 @@ def test_a_thing_named_whole_and_said_in_words_answers_for_its_code() -> None:
                             "The dress code is fancy dress: pirates or mermaids.")
     assert not asked.can_answer("What is the party's dress code?",
                                 "The dress code is changing this year.")
+
+
+def test_who_does_it_is_answered_by_the_name_before_the_verb() -> None:
+    assert asked.can_answer("Who waters the plants?", "Noor waters the plants on Sundays.")
+    assert not asked.can_answer("Who waters the plants?", "Water the plants on Sundays.")
+
+
+def test_a_numbered_thing_the_document_numbers_otherwise_is_another_one() -> None:
+    letter = "Class 3 go swimming on Fridays; Class 5 on Tuesdays."
+    assert asked.numbered_otherwise("When does Class 4 go swimming?", letter)
+    assert not asked.numbered_otherwise("When does Class 3 go swimming?", letter)
+    assert not asked.numbered_otherwise("When does Class 4 go swimming?", "Swimming: Fridays.")

@@ -224,6 +224,15 @@ def test_a_sentence_sharing_no_word_answers_only_when_close_by_meaning() -> None
     assert paraphrase is not None
 
 
+def test_a_reply_after_a_question_is_about_what_was_asked() -> None:
+    chat = ["Jo (flat 2): Bins moved to Fridays.", "Who's organising the quiz?",
+            "Sam (flat 5): My sister Ines is, she did it last year.", "Jo (flat 2): Great."]
+    evidence = pick_evidence("Who is organising the quiz night?", chat, [0.2, 0.6, 0.3, 0.1],
+                             "flats-chat.txt")
+    assert evidence is not None
+    assert "Ines" in evidence.told
+
+
 def test_a_clause_is_told_with_the_rest_of_its_sentence() -> None:
     clauses = ["Collection is at 15:10;", "on Fridays the club ends at 16:30.", "Wear boots."]
     evidence = pick_evidence("What time is collection on Fridays?", clauses, [0.6, 0.5, 0.1],

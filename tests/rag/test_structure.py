@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from nekoni_edge.rag.structure import Section, sections
+from nekoni_edge.rag.structure import Section, sections, split_sentences
 
 
 def test_markdown_headings_make_a_path_and_markup_is_dropped() -> None:
@@ -114,3 +114,19 @@ def test_each_stamped_line_of_a_chat_export_is_a_message_of_its_own() -> None:
     assert chat.text.split("\n") == [
         "Ana: swimming moves to Thursdays.", "Ben: ok who takes her.",
         "12/05/2026 09:00 meter read 4411."]
+
+
+def test_a_forms_field_lines_are_passages_of_their_own() -> None:
+    text = ("GREENWAY DENTAL\nPatient: Noor Haddad (9 years)   Dentist: Dr Bell\n"
+            "Treatment: two fillings, lower left, and a fluoride\nvarnish\n"
+            "Noor was very brave and can eat after an hour. Brush twice a day.\n")
+    [form] = sections(text)
+    assert form.text.split("\n") == [
+        "Patient: Noor Haddad (9 years)   Dentist: Dr Bell.",
+        "Treatment: two fillings, lower left, and a fluoride varnish.",
+        "Noor was very brave and can eat after an hour. Brush twice a day."]
+
+
+def test_no_before_a_number_ends_no_sentence() -> None:
+    assert split_sentences("Priya (no. 11): That's Smudge from no. 15, don't feed him.") == [
+        "Priya (no. 11): That's Smudge from no. 15, don't feed him."]
