@@ -467,7 +467,7 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
     done = re.match(rf"who (\w+ed|{_IRREGULAR_PAST})\b", q)
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
-    does = re.match(r"who (\w+s)\b", q)
+    does = re.match(r"who (?!(?:is|was|has|does)\b)(\w+s)\b", q)  # a verb, not "is"
     if does is not None and re.search(rf"\b[A-Z][a-z]+ {does.group(1)}\b", sentence):
         return True  # "Dev compares prices": the doer, opening the sentence, is the name
     return _new_name(q, sentence)

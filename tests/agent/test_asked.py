@@ -332,6 +332,7 @@ def test_a_thing_named_whole_and_said_in_words_answers_for_its_code() -> None:
 def test_who_does_it_is_answered_by_the_name_before_the_verb() -> None:
     assert asked.can_answer("Who waters the plants?", "Noor waters the plants on Sundays.")
     assert not asked.can_answer("Who waters the plants?", "Water the plants on Sundays.")
+    assert not asked.can_answer("Who is Rolo's vet?", "Rolo is our brown rabbit.")  # no verb
 
 
 def test_a_numbered_thing_the_document_numbers_otherwise_is_another_one() -> None:
