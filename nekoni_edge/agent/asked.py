@@ -501,6 +501,8 @@ def _new_name(question: str, sentence: str) -> bool:
                ) or (speaker is not None and fold(speaker.group(1).lower()) not in said)
 
 
+# A chat line's speaker label: a name, perhaps with a house number ("Priya (no. 11): ").
+SPEAKER_LABEL = r"([A-Z][a-z]+)(?: [\w'’().]+){0,3}: "
 # A line's speaker, who says "I" ("Omar: I'll pick him up"): the name that opens a sentence
 # where it is a speaker's label and not a field's ("Item: Pitch fee").
-_SPEAKER = re.compile(r"([A-Z][a-z]+)(?: [\w'’().]+){0,3}: (?:I|we)\b")
+_SPEAKER = re.compile(rf"{SPEAKER_LABEL}(?:I|we)\b")

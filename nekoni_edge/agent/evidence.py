@@ -16,6 +16,7 @@ from nekoni_edge.agent.asked import (
     CAPITALISED,
     HONORIFICS,
     PLACE,
+    SPEAKER_LABEL,
     answer_kind,
     can_answer,
     name_stems,
@@ -214,9 +215,8 @@ def _place_word(sentence: str, beyond: set[str]) -> str:
 
 # A pronoun in a sentence's first words, after its speaker's label in a chat ("Omar: I'll pick
 # him up" answers the line before).
-_PRONOUN_OPENING = re.compile(r"^(?:[A-Z][a-z]+(?: [\w'’().]+){0,3}: )?(?:[\w']+ ){0,2}(it|its|"
-                              r"they|them|their|this|these|that|those|he|him|she|his|her)\b",
-                              re.IGNORECASE)
+_PRONOUN_OPENING = re.compile(rf"^(?:{SPEAKER_LABEL})?(?:[\w']+ ){{0,2}}(it|its|they|them|their|"
+                              r"this|these|that|those|he|him|she|his|her)\b", re.IGNORECASE)
 
 
 def with_antecedent(candidates: Sequence[str], index: int) -> str:

@@ -29,9 +29,8 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
     kinds = secrets.asked(question)
     pointer: Evidence | None = None
     for source in dict.fromkeys(h.source for h in hits):
-        chunks = sorted({(h.doc_id, h.index): h for h in (*found, *hits)
-                         if h.source == source}.values(), key=lambda h: h.index)
-        document = " ".join((source, *(h.content for h in chunks)))
+        chunks = trust.passages_of(source, found, hits)
+        document = trust.document_text(source, chunks)
         if missing_subject(question, document) or numbered_otherwise(question, document):
             # The next document shown, without the thing asked about: "Yusuf's football"
             # is the chat's, not the tutor's fee for a lesson; "the Year 6 trip" is not

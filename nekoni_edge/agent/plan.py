@@ -69,8 +69,8 @@ def read_turn(content: str, query: str, hits: Sequence[Hit], *, routed: bool,
         # "we are going to a cottage" asks for nothing a note may lack).
         household = True
     # The best document's every passage found: the thing may be in a later section.
-    missing = bool(shown) and missing_subject(content, " ".join(
-        [shown[0].source, *(h.content for h in (*shown, *hits) if h.source == shown[0].source)]))
+    missing = bool(shown) and missing_subject(content, trust.document_text(
+        shown[0].source, trust.passages_of(shown[0].source, shown, hits)))
     return Reading(household, asks(content), wanted, general, worldly, shown, missing)
 
 

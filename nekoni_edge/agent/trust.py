@@ -60,6 +60,17 @@ _GENERAL = re.compile(
     r"^(what|which) (language|country|planet|animal)\b|^what (colour|color) (is|are) (a|an)\b",
     re.IGNORECASE)
 
+def passages_of(source: str, *found: Iterable[Hit]) -> list[Hit]:
+    """Every chunk of one document among the hits, once each, in the document's order."""
+    return sorted({(h.doc_id, h.index): h for hits in found for h in hits
+                   if h.source == source}.values(), key=lambda h: h.index)
+
+
+def document_text(source: str, chunks: Iterable[Hit]) -> str:
+    """What the question's subject is looked for in: the document's name and its chunks."""
+    return " ".join((source, *(h.content for h in chunks)))
+
+
 def leans_on_last_turn(text: str) -> bool:
     """Whether a turn takes its subject from the one before ('who insures it?', 'and on
     Sundays?', 'what should she bring?'); 'and where is the fuse box?' has its own."""
