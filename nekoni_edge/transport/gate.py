@@ -226,13 +226,16 @@ class GatedSite(web.BaseSite):
                 _LOGGER.warning("accept failed: %s", exc)
                 await asyncio.sleep(0.1)
                 continue
-            if not self._gate.admit(str(peer[0]), sock):
+            if self._gate.admit(str(peer[0]), sock):
+                protocol = FirstRequestDeadline(server(), loop, FIRST_REQUEST_S)
+                task = loop.create_task(self._connect(sock, protocol))
+                self._handshakes.add(task)
+                task.add_done_callback(self._handshakes.discard)
+            else:
                 sock.close()
-                continue
-            protocol = FirstRequestDeadline(server(), loop, FIRST_REQUEST_S)
-            task = loop.create_task(self._connect(sock, protocol))
-            self._handshakes.add(task)
-            task.add_done_callback(self._handshakes.discard)
+            # sock_accept returns at once while connections wait: without this a flood that
+            # reconnects as fast as it is refused held the event loop for seconds
+            await asyncio.sleep(0)
 
     async def _connect(self, sock: socket.socket, protocol: Any) -> None:
         loop = asyncio.get_running_loop()

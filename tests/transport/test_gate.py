@@ -4,6 +4,7 @@ the first-request deadline on a real loopback connection."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 
 from nekoni_edge.transport.gate import ConnectionGate, FirstRequestDeadline, Limits
@@ -84,3 +85,45 @@ async def test_a_half_sent_request_is_cut_at_the_deadline() -> None:
         server.close()
         await server.wait_closed()
     assert got
+
+
+async def test_a_flood_of_connections_does_not_hold_the_event_loop() -> None:
+    """Connections waiting in the backlog are accepted one per turn of the loop: accepting
+    each at once, a flood that reconnected as it was refused blocked the box for seconds."""
+    from aiohttp import web
+
+    from nekoni_edge.transport.gate import GatedSite
+
+    runner = web.AppRunner(web.Application())
+    await runner.setup()
+    gate = ConnectionGate(Limits(per_address=1, strangers=1, total=2))
+    site = GatedSite(runner, "127.0.0.1", 0, gate)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    seen: list[int] = []
+
+    async def watch() -> None:
+        while True:
+            seen.append(gate.refused)
+            await asyncio.sleep(0)
+
+    watcher = asyncio.create_task(watch())
+    flood: list[socket.socket] = []
+    try:
+        for _ in range(100):  # queued in the kernel's backlog before the loop runs again
+            sock = socket.socket()
+            sock.connect(("127.0.0.1", port))
+            flood.append(sock)
+        async with asyncio.timeout(30):
+            while True:  # this task's turns count too: the last jump may be seen only here
+                seen.append(gate.refused)
+                if gate.refused >= 99:
+                    break
+                await asyncio.sleep(0.01)
+        steps = [b - a for a, b in itertools.pairwise(seen)]
+        assert max(steps) <= 2, f"{max(steps)} connections refused in one turn of the loop"
+    finally:
+        watcher.cancel()
+        for sock in flood:
+            sock.close()
+        await runner.cleanup()
