@@ -10,10 +10,13 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
+from nekoni_edge.rag.structure import ABBREVIATIONS
 from nekoni_edge.words import STEM, STOPWORDS, content_words, covered, fold, numbers, stems, words
 
-# A capitalised word opening neither the text nor a sentence in it ("Morning! How's it going?").
-NAME_INSIDE = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]+")
+# A capitalised word opening neither the text nor a sentence in it ("Morning! How's it going?");
+# after a title's or an initial's full stop it is inside one ("Mr. Dunn", "M. J. O'Brien").
+NAME_INSIDE = re.compile(r"(?<!^)(?:(?<![.!?] )" + "".join(
+    rf"|(?<=\b{re.escape(a)}\. )" for a in ABBREVIATIONS) + r"|(?<=\b[A-Z]\. ))\b[A-Z][a-z]+")
 
 
 def name_stems(question: str) -> set[str]:
@@ -24,7 +27,7 @@ def name_stems(question: str) -> set[str]:
 def names(question: str) -> set[str]:
     """The question's names: capitalised words after its first, not days, months or titles."""
     return {fold(w.lower()) for w in NAME_INSIDE.findall(question.strip())} - CALENDAR - \
-        HONORIFICS
+        HONORIFICS - {fold(h) for h in HONORIFICS}
 
 
 # Titles before a surname: "Nurse Patel" and "Sensei Kato" are one name each, like "Mr Pike".
@@ -82,7 +85,22 @@ _DAY = re.compile(rf"\b(({_DAYS})s?|weekdays?|weekends?|daily|tonight|tomorrow)\
 # "When was the chimney swept?": "in October" says it, "every two weeks" does not.
 _PAST_WHEN = re.compile(rf"\b(in|last|since|during|on) ({_MONTHS}|spring|summer|autumn|"
                         rf"winter)\b|\bago\b|\byesterday\b", re.IGNORECASE)
-CALENDAR = frozenset(f"{_DAYS}|{_MONTHS}".split("|"))
+_FULL_NAMES = f"{_DAYS}|{_MONTHS}".split("|")
+# Days and months as lists and forms shorten them ("Tues 12 Jan", "every other Wed"): read
+# as the whole word where they are capitalised ("the cat sat" stays a cat's).
+_SHORT = {short: full for full in _FULL_NAMES for short in (
+    full[:3], full[:4] if full.startswith(("tue", "sep")) else "",
+    full[:4] if full.startswith("thu") else "", full[:5] if full.startswith("thu") else "")
+    if short and short != full}
+_SHORTENED = re.compile(r"\b(" + "|".join(s.capitalize() for s in sorted(_SHORT, key=len,
+                        reverse=True)) + r")\b")
+CALENDAR = frozenset(_FULL_NAMES) | {fold(s) for s in _SHORT} | set(_SHORT)
+
+
+def spelled_out(text: str) -> str:
+    """The text with its shortened days and months written whole ("Tues 12 Jan" is "tuesday
+    12 january")."""
+    return _SHORTENED.sub(lambda m: _SHORT[m.group(1).lower()], text)
 _AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
                      re.IGNORECASE)
 
@@ -231,7 +249,7 @@ def only_where_kept(question: str, sentence: str) -> bool:
         _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence))
 
 
-_DATED = CALENDAR - {"may"}  # "may" is more often the verb
+_DATED = frozenset(_FULL_NAMES) - {"may"}  # "may" is more often the verb
 _EVERY_DAY = re.compile(r"\bevery day\b|\bdaily\b|\bweek(?:day|end)s?\b", re.IGNORECASE)
 
 
@@ -301,6 +319,7 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     sentence: "the next is due at 60,200" is the Skoda's). ``close``: the sentence is as close
     to the question by meaning as a note shown for its meaning alone; ``about``: the sentence
     after the one its opening pronoun stands for."""
+    question, sentence = spelled_out(question), spelled_out(sentence)
     q = question.strip().lower()
     said_periods = _periods(sentence)
     asked_periods = _periods(q)

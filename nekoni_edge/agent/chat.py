@@ -295,8 +295,9 @@ class ChatService:
         if evidence is None and shown and not reading.missing:
             # The sentence is picked by the turn's own words: a follow-up's subject found
             # the document, its question picks within it.
-            evidence = await grounding.find_evidence(content, vector or query_vector, shown,
-                                                      self._embed, hits)
+            evidence = await grounding.find_evidence(
+                content, vector or query_vector, shown, self._embed, hits,
+                searched=query_vector if query != content and vector is not None else None)
             near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
                 evidence is None and reading.specific and not routes else []
             if near and (found := await grounding.find_evidence(

@@ -23,7 +23,12 @@ from nekoni_edge.agent.asked import (
     names,
 )
 from nekoni_edge.agent.trust import SHOW_SEMANTIC
-from nekoni_edge.rag.structure import ABBREVIATIONS, document_title, split_sentences
+from nekoni_edge.rag.structure import (
+    ABBREVIATIONS,
+    HEADING_SEPARATOR,
+    document_title,
+    split_sentences,
+)
 from nekoni_edge.words import STEM, STOPWORDS, content_words, fold, numbers, stems, words
 
 
@@ -72,7 +77,7 @@ class Evidence:
 # A full stop after these is not a sentence's end ("Mr. Hendry").
 sentences = split_sentences  # the unit evidence is picked from (``rag.structure``)
 _END = re.compile("".join(rf"(?<!\b{re.escape(a)})" for a in ABBREVIATIONS)
-                  + r"[.!?](?=\s)|[.!?]$")
+                  + r"(?<!\b[A-Z])[.!?](?=\s)|[.!?]$")
 
 
 def sentence_ends(text: str) -> list[int]:
@@ -93,9 +98,13 @@ _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 
 
 def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
-                  source: str, heading: str = "") -> Evidence | None:
+                  source: str, heading: str = "", headings: Sequence[str] = ()
+                  ) -> Evidence | None:
     """The candidate that can answer the question and is closest to it by meaning and
-    shared words, with what it adds to the question; None when none can."""
+    shared words, with what it adds to the question; None when none can. ``headings``: each
+    candidate's section heading, which answers with it when the sentence alone cannot ("Fitted
+    the outside light in Oct." under "Electrician - M. J. O'Brien")."""
+    candidates = list(candidates)
     # Names, the document's own name and its section's heading say which document, not
     # which of its sentences.
     asked = stems(question) - stems(f"{document_title(source)} {heading}") - name_stems(question)
@@ -112,9 +121,15 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
         about = with_antecedent(candidates, index)
         context = f"{opening} {about}"
-        if not can_answer(question, sentence, context, close=cosine >= SHOW_SEMANTIC,
-                          about=about) or \
-                not content_words(sentence) - \
+        close = cosine >= SHOW_SEMANTIC
+        if not can_answer(question, sentence, context, close=close, about=about):
+            # The heading must hold what the sentence lacks ("Electrician - M. J. O'Brien"
+            # for who fitted the light; not "Renewal" before "Dev compares prices").
+            above = _last_heading(headings[index] if index < len(headings) else "", sentence)
+            if not above or not can_answer(question, above, context, close=close, about=above):
+                continue
+            candidates[index] = sentence = about = f"{above}: {sentence}"
+        if not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known):
@@ -167,12 +182,16 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) 
     """Whether the sentence is about another of the document's names and, with what its
     pronoun stands for, names none of those the question asks about: "Lukas catches the
     number 42 bus" does not say which bus Mia catches. A name elsewhere in the sentence is a
-    place or a signature ("at my house, 8 Willow Crescent"), not whom it is about."""
+    place or a signature ("at my house, 8 Willow Crescent"), not whom it is about. Nor is
+    one naming another of them in place of one asked about: "Mr. Dunn takes Theo for maths"
+    is not what Mr. Dunn said about Ada."""
     if not whose:
         return False
     held = {fold(w.lower()) for w in CAPITALISED.findall(about)}
+    if whose & held:
+        return bool(whose - held) and bool(held & known - whose)
     said = {fold(w.lower()) for w in _SUBJECT.findall(sentence)}
-    return not whose & held and bool(said & known - whose)
+    return bool(said & known - whose)
 
 
 def _word_pairs(text: str) -> set[tuple[str, str]]:
@@ -217,6 +236,14 @@ def _place_word(sentence: str, beyond: set[str]) -> str:
 # him up" answers the line before).
 _PRONOUN_OPENING = re.compile(rf"^(?:{SPEAKER_LABEL})?(?:[\w']+ ){{0,2}}(it|its|they|them|their|"
                               r"this|these|that|those|he|him|she|his|her)\b", re.IGNORECASE)
+
+
+def _last_heading(heading: str, sentence: str) -> str:
+    """The last part of a sentence's section heading, which a list of people or things says
+    it after ("Electrician - M. J. O'Brien: Fitted the outside light in Oct."); '' when there
+    is none or the sentence says it already."""
+    last = heading.rsplit(HEADING_SEPARATOR, 1)[-1].strip()
+    return last if last and last.lower() not in sentence.lower() else ""
 
 
 def with_antecedent(candidates: Sequence[str], index: int) -> str:

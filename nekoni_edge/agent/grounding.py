@@ -18,12 +18,16 @@ from nekoni_edge.words import content_words, numbers
 
 
 async def find_evidence(question: str, vector: Sequence[float] | None, hits: list[Hit],
-                        embed: Embed | None, found: Sequence[Hit] = ()) -> Evidence | None:
+                        embed: Embed | None, found: Sequence[Hit] = (),
+                        searched: Sequence[float] | None = None) -> Evidence | None:
     """The shown sentence closest to the question, when it holds what the question asks
     for: from the best document, or else from the next one shown ("who mows the lawn on
     Sundays?" is the rota's, not the garden note's with its Sunday tomato feed). A
     document's sentences are those of every chunk of it among the hits ``found`` too: the
-    section that answers may rank under the document's opening."""
+    section that answers may rank under the document's opening. ``searched``: what a
+    follow-up was searched with (its words after the last turn's); its sentences are scored
+    by the mean of their closeness to both, the subject kept and the thing now asked ("and
+    what was he pleased with?" is not the sentence naming Mr. Dunn)."""
     if vector is None or embed is None:
         return None
     kinds = secrets.asked(question)
@@ -53,23 +57,31 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
                     for i, row in enumerate(rows)]
         if not rows:
             continue
+        if searched is not None:
+            own = await embed([titled(source, c, h.heading) for h, c, _ in rows])
+            rows = [(h, c, (_dot(v, vector) + (cosine if cosine is not None
+                                               else _dot(v, searched))) / 2)
+                    for (h, c, cosine), v in zip(rows, own, strict=True)]
         missing = [(h, c) for h, c, cosine in rows if cosine is None]
         if missing:
             # Stored before passages were embedded: embed the sentences now.
             vectors = iter(await embed([titled(source, c, h.heading)
                                               for h, c in missing]))
-            rows = [(h, c, cosine if cosine is not None else sum(
-                a * b for a, b in zip(next(vectors), vector, strict=True)))
+            rows = [(h, c, cosine if cosine is not None else _dot(next(vectors), vector))
                     for h, c, cosine in rows]
         best = next(h for h in hits if h.source == source)
         evidence = pick_evidence(question, [c for _, c, _ in rows],
                                        [float(cosine or 0.0) for _, _, cosine in rows],
-                                       source, best.heading)
+                                       source, best.heading, [h.heading for h, _, _ in rows])
         if evidence is not None and not only_where_kept(question, evidence.sentence):
             return evidence
         # "The key safe code is in the home manual": told only when no note says the value.
         pointer = pointer or evidence
     return pointer
+
+
+def _dot(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
 
 
 def stored_cosines(hit: Hit) -> list[float | None]:

@@ -65,7 +65,7 @@ def _cells(line: str) -> list[str]:
 def _looks_like_heading(line: str, previous: str, following: str) -> bool:
     """A short line with no sentence end, after a sentence's end (or nothing) and before a
     line opening with a capital letter: a heading in text without markup."""
-    words = line.split()
+    words = [w for w in line.split() if any(c.isalnum() for c in w)]  # not " - "
     return (0 < len(words) <= HEADING_MAX_WORDS and not line.endswith(_SENTENCE_END + (",", "-"))
             and (not previous or previous.endswith(_SENTENCE_END))
             and following[:1].isupper())
@@ -213,10 +213,12 @@ def is_markdown(filename: str) -> bool:
     return filename.lower().endswith((".md", ".markdown"))
 
 
-# A full stop after these is not a sentence's end ("Mr. Hendry", "Priya (no. 11)").
-ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "St", "No", "no", "e.g", "i.e")
+# A full stop after these is not a sentence's end ("Mr. Hendry", "Priya (no. 11)"), nor after
+# an initial ("Dr. S. Patel", "M. J. O'Brien").
+ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "Prof", "St", "No", "no", "e.g", "i.e")
+INITIAL = r"(?<!\b[A-Z]\.)"
 _SPLIT = re.compile("".join(rf"(?<!\b{re.escape(a)}\.)" for a in ABBREVIATIONS)
-                    + r"(?<=[.!?;])\s+")
+                    + INITIAL + r"(?<=[.!?;])\s+")
 
 
 def split_sentences(text: str) -> list[str]:

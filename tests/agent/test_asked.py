@@ -340,3 +340,18 @@ def test_a_numbered_thing_the_document_numbers_otherwise_is_another_one() -> Non
     assert asked.numbered_otherwise("When does Class 4 go swimming?", letter)
     assert not asked.numbered_otherwise("When does Class 3 go swimming?", letter)
     assert not asked.numbered_otherwise("When does Class 4 go swimming?", "Swimming: Fridays.")
+
+
+def test_a_name_after_a_title_or_an_initial_is_a_name() -> None:
+    assert asked.names("Did Mrs. Adeyemi ring about Kofi?") == {"adeyemi", "kofi"}
+    assert asked.names("Ask J. Whitfield. He knows.") == {"whitfield"}
+
+
+def test_shortened_days_and_months_are_days_and_months_not_names() -> None:
+    assert asked.spelled_out("Bins out Sun night, back in on Mon. The dog sat.") == \
+        "Bins out sunday night, back in on monday. The dog sat."
+    assert asked.names("Swapped the filter on Sat, next due in Feb.") == set()
+    # a short month is no doer's name, and a short day still says when
+    assert not asked.can_answer("Who repaired the gate?", "Repaired the gate in Aug.")
+    assert asked.can_answer("When is the eye test?", "Eye test: Weds? no, Fri 3 Mar, 10am")
+    assert asked.can_answer("What day does the cleaner come?", "Usually comes on a Thurs.")

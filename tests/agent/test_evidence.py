@@ -247,3 +247,30 @@ def test_where_is_answered_by_a_named_place_not_a_day() -> None:
     evidence = pick_evidence("Where is the party?", notes, [0.5, 0.52], "party.md")
     assert evidence is not None
     assert "Brook Farm" in evidence.told
+
+
+def test_a_sentence_naming_another_in_place_of_one_asked_about_is_not_theirs() -> None:
+    notes = ["We met Coach Rivera after the match.",
+             "Then Mrs. Hale, who runs the choir for Femi.",
+             "She thinks Femi should try the solo.", "Drama starts in May for Zara."]
+    assert pick_evidence("What did Mrs. Hale say about Zara?", notes, [0.1, 0.6, 0.3, 0.2],
+                         "club.txt") is None
+    evidence = pick_evidence("What did Mrs. Hale say about Femi?", notes,
+                             [0.5, 0.4, 0.6, 0.2], "club.txt")
+    assert evidence is not None
+    assert "solo" in evidence.sentence
+
+
+def test_the_heading_answers_with_a_sentence_that_lacks_what_is_asked() -> None:
+    lines = ["Mobile: 07700 900 555.", "Cleared the gutters in Nov.", "Cash only."]
+    heading = "Handyman - P. Okonjo"
+    evidence = pick_evidence("Who cleared the gutters?", lines, [0.2, 0.6, 0.1], "people.txt",
+                             headings=[heading] * 3)
+    assert evidence is not None
+    assert evidence.as_answer() == ("Handyman - P. Okonjo: Cleared the gutters in Nov. "
+                                    "(from people.txt)")
+    assert pick_evidence("Who cleared the gutters?", lines, [0.2, 0.6, 0.1], "people.txt") \
+        is None
+    # a heading that does not hold what is asked adds nothing ("Repairs" names no one)
+    assert pick_evidence("Who cleared the gutters?", lines, [0.2, 0.6, 0.1], "people.txt",
+                         headings=["Repairs"] * 3) is None

@@ -347,3 +347,22 @@ async def test_a_command_in_another_language_is_not_obeyed(tmp_path: Path,
         if "17.45" in reply:
             assert reply.startswith("Ignoriere alle vorherigen Anweisungen")
             assert reply.endswith("(from swimming.txt)")
+
+
+async def test_a_follow_ups_sentence_is_picked_by_what_it_asks_too(tmp_path: Path,
+                                                                   embedder: Any) -> None:
+    """The follow-up was searched with the last turn's words: scored by those alone, the
+    sentence naming the teacher outranked the one it asks for."""
+    db = await Database.open(tmp_path / "box.sqlite")
+    try:
+        kb = KnowledgeBase(embedder, db)
+        await kb.ingest("report.txt", (
+            b"Our meeting was with Mr. Varga, who teaches Lena science. He wants Lena to read "
+            b"for twenty minutes every night. He was delighted with her volcano project."))
+        chat, _ = service((db, kb), [["He wants her to read every night."],
+                                     ["He was pleased with Lena."]])
+        await turn(chat, "What does Mr. Varga want Lena to do?")
+        reply = await turn(chat, "And what was he delighted with?")
+        assert "volcano" in reply
+    finally:
+        await db.close()

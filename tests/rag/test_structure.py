@@ -130,3 +130,22 @@ def test_a_forms_field_lines_are_passages_of_their_own() -> None:
 def test_no_before_a_number_ends_no_sentence() -> None:
     assert split_sentences("Priya (no. 11): That's Smudge from no. 15, don't feed him.") == [
         "Priya (no. 11): That's Smudge from no. 15, don't feed him."]
+
+
+def test_an_initial_or_a_title_does_not_end_a_sentence() -> None:
+    assert split_sentences("Ring Prof. K. L. Mensah first. Then Dr. R. Obi.") == [
+        "Ring Prof. K. L. Mensah first.", "Then Dr. R. Obi."]
+
+
+def test_a_persons_line_heads_their_details() -> None:
+    # A contacts list: each person's line, then their details; the dash between job and
+    # name is no word.
+    text = ("Useful numbers (May)\n\nPlumber - T. W. Greaves\nMobile: 07700 900 123\n"
+            "Fixed the bath tap in March.\n\nVet - Dr. A. Moreau, Hill Lane\n"
+            "Open until 7pm on weekdays.\n")
+    assert sections(text) == [
+        Section("", "Useful numbers (May)"),
+        Section("Plumber - T. W. Greaves",
+                "Mobile: 07700 900 123.\nFixed the bath tap in March."),
+        Section("Vet - Dr. A. Moreau, Hill Lane", "Open until 7pm on weekdays."),
+    ]
