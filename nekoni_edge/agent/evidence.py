@@ -123,10 +123,12 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         context = f"{opening} {about}"
         close = cosine >= SHOW_SEMANTIC
         if not can_answer(question, sentence, context, close=close, about=about):
-            # The heading must hold what the sentence lacks ("Electrician - M. J. O'Brien"
-            # for who fitted the light; not "Renewal" before "Dev compares prices").
+            # The heading must hold the name the sentence lacks ("Electrician - M. J.
+            # O'Brien" for who fitted the light; not "Renewal" before "Dev compares prices").
+            # Only a name: a heading's year or day is the whole section's, no answer to when.
             above = _last_heading(headings[index] if index < len(headings) else "", sentence)
-            if not above or not can_answer(question, above, context, close=close, about=above):
+            if not above or answer_kind(question) != "name" or not can_answer(
+                    question, above, context, close=close, about=above):
                 continue
             candidates[index] = sentence = about = f"{above}: {sentence}"
         if not content_words(sentence) - \

@@ -274,3 +274,6 @@ def test_the_heading_answers_with_a_sentence_that_lacks_what_is_asked() -> None:
     # a heading that does not hold what is asked adds nothing ("Repairs" names no one)
     assert pick_evidence("Who cleared the gutters?", lines, [0.2, 0.6, 0.1], "people.txt",
                          headings=["Repairs"] * 3) is None
+    # a heading's year is the whole section's: no answer to when
+    assert pick_evidence("When is the glass box emptied?", ["Cans and tins only, rinsed."],
+                         [0.5], "leaflet.pdf", headings=["Collections 2026/27"]) is None
