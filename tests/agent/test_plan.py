@@ -60,3 +60,17 @@ def test_the_thing_asked_about_is_looked_for_in_every_passage_of_the_best_docume
     reading = plan.read_turn(question, question, [opening, later], routed=False)
     assert reading.shown[0] is opening  # the test's premise
     assert not reading.missing
+
+
+def test_a_document_numbering_the_asked_thing_only_otherwise_lacks_it() -> None:
+    # Not a question for a kind of value (it would be declined for lacking one anyway): what
+    # the Year 2 rota says is not the Year 4 rota's.
+    rota = Hit("s", "swimming.md", 0, None, "Year 2 swim on Wednesday with towels and goggles.",
+               0.6, lexical=2, heading="Swimming")
+    question = "What do Year 4 take for swimming?"
+    reading = plan.read_turn(question, question, [rota], routed=False)
+    assert reading.shown == [rota]
+    assert reading.missing
+    assert plan.plan_answer(question, reading, reading.shown, None, routed=False).decline
+    same = "What do Year 2 take for swimming?"
+    assert not plan.read_turn(same, same, [rota], routed=False).missing
