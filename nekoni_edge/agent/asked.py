@@ -67,6 +67,12 @@ _AT_A_PLACE = re.compile(r"\b(?:in|at|on|by|under|behind|beside|inside|near|next
                          r"(?:the |our |a |an )?([\w-]+)", re.IGNORECASE)
 _HEAT_QUESTIONS = ("how hot", "how warm", "how cold", "what temperature")
 _TEMPERATURE = re.compile(r"\d\s*(°|degrees?\b|[cf]\b)", re.IGNORECASE)
+# "What can't go in the green bin?", "which foods mustn't the dog have?": what is not allowed,
+# told by a sentence that rules something out ("no soil or food", "never give grapes").
+_NOT_ALLOWED = re.compile(r"^(?:what|which)\b.*\b(?:can't|cannot|can not|mustn't|must not|"
+                          r"shouldn't|should not|may not|not allowed)\b")
+_RULED_OUT = re.compile(r"n't\b|\b(?:no|not|never|only|cannot|nothing|none|avoid|without|except)"
+                        r"\b", re.IGNORECASE)
 _SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
 _SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|l|gallons?|kg|g|"
                    r"tonnes?|metres?|meters?|kwh|kw|w|watts?|mah|ah|gb|tb|mb|seats?|berths?)\b|"
@@ -224,14 +230,41 @@ def missing_subject(question: str, document: str) -> bool:
     return wanted[-1][:STEM] not in stems(document)
 
 
+def lacks(question: str, document: str) -> bool:
+    """Whether the document lacks what the question is about, however close it is: its
+    subject, a numbered thing it numbers only otherwise, or a proper name it never writes."""
+    return missing_subject(question, document) or numbered_otherwise(question, document) or \
+        unnamed(question, document)
+
+
+# "Year 6", "Room 12", "under-15s": a word and its number, apart or joined by a dash.
+_NUMBERED = re.compile(r"\b([A-Z][a-z]+) (\d+)\b|\b([a-z]+)-(\d+)")
+
+
 def numbered_otherwise(question: str, document: str) -> bool:
-    """Whether the question names a numbered thing ("the Year 6 trip", "Room 12") that the
-    document numbers only otherwise ("Year 4"): then it is about another one."""
-    for word, number in re.findall(r"\b([A-Z][a-z]+) (\d+)\b", question.strip()):
-        if not re.search(rf"\b{word} {number}\b", document, re.IGNORECASE) and re.search(
-                rf"\b{word} \d+\b", document, re.IGNORECASE):
+    """Whether the question names a numbered thing ("the Year 6 trip", "the under-15s") that
+    the document numbers only otherwise ("Year 4", "under-13s"): then it is about another
+    one."""
+    for spaced, number, joined, joined_number in _NUMBERED.findall(question.strip()):
+        word, number = (spaced, number) if spaced else (joined, joined_number)
+        if not re.search(rf"\b{word}[ -]{number}(?!\d)", document, re.IGNORECASE) and re.search(
+                rf"\b{word}[ -]\d+", document, re.IGNORECASE):
             return True
     return False
+
+
+def unnamed(question: str, document: str) -> bool:
+    """Whether the question names something by a proper name ("the Easter party", "dinner on
+    Saturday", "Noah's match") that the document never writes: a proper name is written one
+    way, so the document is about another thing (the Christmas party, the week's other days).
+    Capitals inside a word or all through it ("Wi-Fi", "OK", "MOT") are written many ways
+    ("wifi", "okay") and do not count, nor do titles ("Mr")."""
+    text = question.strip()
+    held = spelled_out(document).lower()
+    said = {fold(m.group().lower()) for m in NAME_INSIDE.finditer(text)
+            if not re.match(r"[\w-]", text[m.end():m.end() + 1])
+            and text[m.start() - 1:m.start()] != "-"} - HONORIFICS - {fold(h) for h in HONORIFICS}
+    return any(not re.search(rf"\b{w}", held) for w in said)
 
 
 def specific(question: str) -> bool:
@@ -288,13 +321,15 @@ def answer_kind(question: str) -> str:
             ("age", q.startswith("how old")),
             ("size", q.startswith(_SIZE_QUESTIONS)),
             ("temperature", q.startswith(_HEAT_QUESTIONS)),
-            ("amount", q.startswith(("how much", "how many"))),
+            ("count", q.startswith("how many")),
+            ("amount", q.startswith("how much")),
             ("duration", q.startswith("how long")),
             ("frequency", q.startswith("how often")),
             ("kind", _KIND_ASKED.match(q) is not None),
             ("named thing", bool(_which_thing(q))),
             ("part of a name", _PART_OF_NAME.search(question) is not None),
             ("name", q.startswith(("who", "whose")) or bool(asked & {"name", "called"})),
+            ("not allowed", _NOT_ALLOWED.search(q) is not None),
     ):
         if asks:
             return kind
@@ -308,6 +343,7 @@ _SAYS: dict[str, re.Pattern[str]] = {
     "past date": _DATE,  # "when did": a year or a date, not a habit
     "when": _WHEN, "age": _AGE, "temperature": _TEMPERATURE,  # "how hot?": not 3 hours 40
     "amount": _AMOUNT, "duration": _DURATION,  # a length of time, not a day of the week
+    "not allowed": _RULED_OUT,  # "what can't go in it?": not the day it is collected
 }
 
 
@@ -479,6 +515,17 @@ def _holds_part_of_name(question: str, sentence: str, context: str) -> bool:
                for w in beside)
 
 
+# Numbers that count nothing: a clock time, a date, a price, a label ("under-11s", "Year 5").
+_NOT_A_COUNT = re.compile(rf"{_CLOCK.pattern}|{_DATE.pattern}|[£$€]\s?\d[\d,.]*|"
+                          r"\b[A-Za-z]+-\d+\w*|\b(?-i:[A-Z])[a-z]+ \d+\w*", re.IGNORECASE)
+
+
+def _holds_count(question: str, sentence: str, context: str) -> bool:
+    # "How many players are on a team?": a number that counts, not the 16:00 a session is
+    # called off by, the 4 June of a party, or the under-11s.
+    return _AMOUNT.search(_NOT_A_COUNT.sub(" ", sentence)) is not None
+
+
 def _holds_name(question: str, sentence: str, context: str) -> bool:
     # A name: a capitalised word that is not a day or a month, nor a name the question
     # already says ("Mr Pike's first name" is not "Mr Pike").
@@ -496,7 +543,7 @@ _CHECKS: dict[str, Callable[[str, str, str], bool]] = {
     "date of": _holds_date_of,
     "money paid": _holds_money_paid, "past when": _holds_past_when, "size": _holds_size,
     "frequency": _holds_frequency, "kind": _holds_kind, "named thing": _holds_named_thing,
-    "part of a name": _holds_part_of_name,
+    "part of a name": _holds_part_of_name, "count": _holds_count,
 }
 
 
@@ -510,13 +557,19 @@ def _which_thing(question: str) -> str:
     return which.group(1)
 
 
+# A name in a sentence: a capitalised word, or a firm's letters after "with", "from" or "by"
+# ("cover is with the RAC"; not "the PDF is in the drawer").
+_A_NAME = re.compile(r"\b[A-Z][a-z]+|(?:(?<=\bwith )|(?<=\bwith the )|(?<=\bfrom )|"
+                     r"(?<=\bfrom the )|(?<=\bby ))[A-Z]{2,5}(?![\w-])")
+
+
 def _new_name(question: str, sentence: str) -> bool:
     """Whether the sentence says a name (a capitalised word after its first that is not a
-    day or a month) the question does not already say ("Mr Pike's first name" is not "Mr
-    Pike")."""
+    day or a month, or a firm's letters) the question does not already say ("Mr Pike's first
+    name" is not "Mr Pike")."""
     said = {fold(w) for w in words(question.lower())} | HONORIFICS
     speaker = _SPEAKER.match(sentence)
-    return any(fold(w.lower()) not in CALENDAR | said for w in CAPITALISED.findall(sentence[1:])
+    return any(fold(w.lower()) not in CALENDAR | said for w in _A_NAME.findall(sentence[1:])
                ) or (speaker is not None and fold(speaker.group(1).lower()) not in said)
 
 

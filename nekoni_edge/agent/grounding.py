@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nekoni_edge.agent import answer, secrets, trust
-from nekoni_edge.agent.asked import missing_subject, numbered_otherwise, only_where_kept
+from nekoni_edge.agent.asked import lacks, only_where_kept
 from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
 from nekoni_edge.agent.router import Embed, Route
 from nekoni_edge.rag.structure import titled
@@ -35,7 +35,7 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
     for source in dict.fromkeys(h.source for h in hits):
         chunks = trust.passages_of(source, found, hits)
         document = trust.document_text(source, chunks)
-        if missing_subject(question, document) or numbered_otherwise(question, document):
+        if lacks(question, document):
             # The next document shown, without the thing asked about: "Yusuf's football"
             # is the chat's, not the tutor's fee for a lesson; "the Year 6 trip" is not
             # the Year 4 letter's.

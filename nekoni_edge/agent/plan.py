@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from nekoni_edge.agent import secrets, trust
-from nekoni_edge.agent.asked import missing_subject, names, numbered_otherwise, specific
+from nekoni_edge.agent.asked import lacks, names, specific
 from nekoni_edge.agent.evidence import Evidence
 from nekoni_edge.store.chunks import Hit
 
@@ -69,11 +69,11 @@ def read_turn(content: str, query: str, hits: Sequence[Hit], *, routed: bool,
         # "we are going to a cottage" asks for nothing a note may lack).
         household = True
     # The best document's every passage found: the thing may be in a later section. One that
-    # numbers the asked thing only otherwise ("Year 3" for the Year 5 PE days) lacks it too.
+    # numbers the asked thing only otherwise ("Year 3" for the Year 5 PE days), or never
+    # writes a name the question uses (the Christmas party for the Easter one), lacks it too.
     text = trust.document_text(shown[0].source, trust.passages_of(shown[0].source, shown, hits)
                                ) if shown else ""
-    missing = bool(shown) and (missing_subject(content, text)
-                               or numbered_otherwise(content, text))
+    missing = bool(shown) and lacks(content, text)
     return Reading(household, asks(content), wanted, general, worldly, shown, missing)
 
 

@@ -67,8 +67,9 @@ def passages_of(source: str, *found: Iterable[Hit]) -> list[Hit]:
 
 
 def document_text(source: str, chunks: Iterable[Hit]) -> str:
-    """What the question's subject is looked for in: the document's name and its chunks."""
-    return " ".join((source, *(h.content for h in chunks)))
+    """What the question's subject is looked for in: the document's name and its chunks
+    under their headings ("Dentist - Dr. S. Patel" over "Phone: 01632 960 771")."""
+    return " ".join((source, *(f"{h.heading} {h.content}" for h in chunks)))
 
 
 def leans_on_last_turn(text: str) -> bool:
@@ -117,7 +118,9 @@ _ABOUT_YOU = re.compile(
     r"have) you\b(?! (?:tell|show|remind|find|give|let|help) me\b)(?! know\b)|"
     r"\byour(?:self)?\b|^you(?:'re| are)\b", re.IGNORECASE)
 # "Rosa's surname", "Leo's key worker": someone of the household, by name.
-_NAMED_POSSESSIVE = re.compile(r"(?<!^)\b[A-Z][a-z]+(?:'s|’s)\b")
+# Not a question word opening a sentence inside the turn ("Morning! How's it going?").
+_NAMED_POSSESSIVE = re.compile(r"(?<!^)\b(?!(?:What|Who|Where|When|How|That|It|There|Here|He|"
+                               r"She)['’]s\b)[A-Z][a-z]+(?:'s|’s)\b")
 _PAST_EVENT = re.compile(r"^(what|when|where|who|how much|how many|how long) did "
                          r"(the|our|my|we|i)\b", re.IGNORECASE)
 

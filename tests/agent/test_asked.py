@@ -51,6 +51,9 @@ def test_a_question_names_what_kind_of_answer_it_wants() -> None:
 
 def test_someone_named_with_a_possessive_is_the_households() -> None:
     assert trust.about_household("What's Rosa's surname?") is True
+    # a question word after a greeting is no one's
+    assert trust.about_household("Evening! How's your day been?") is not True
+    assert trust.about_household("Hello. What's the weather like?") is not True
     # the head of "key worker at nursery" is the worker, and the document has none
     assert asked.missing_subject("Who is Leo's key worker at nursery?",
                                  "Leo goes to Little Acorns nursery.")
@@ -340,6 +343,27 @@ def test_a_numbered_thing_the_document_numbers_otherwise_is_another_one() -> Non
     assert asked.numbered_otherwise("When does Class 4 go swimming?", letter)
     assert not asked.numbered_otherwise("When does Class 3 go swimming?", letter)
     assert not asked.numbered_otherwise("When does Class 4 go swimming?", "Swimming: Fridays.")
+    # joined by a dash, and written either way
+    squads = "Training for the under-10s is on Tuesdays; the Under 12s train on Thursdays."
+    assert asked.numbered_otherwise("When do the under-14s train?", squads)
+    assert not asked.numbered_otherwise("When do the under-12s train?", squads)
+    assert not asked.numbered_otherwise("When do the Under 10s train?", squads)
+
+
+def test_a_proper_name_the_document_never_writes_is_another_things() -> None:
+    disco = "The Christmas disco is on Friday 12 December from 6pm in the hall."
+    assert asked.unnamed("When is the school's Halloween disco?", disco)
+    assert asked.lacks("When is the school's Halloween disco?", disco)
+    assert not asked.unnamed("When is the school's Christmas disco?", disco)
+    # a day: the week's other days are no answer; a plural and a shortened one are the day
+    menu = "Mon: fish pie. Tues: soup and rolls. Thurs: pasta bake."
+    assert asked.unnamed("What's for tea on Wednesday?", menu)
+    assert not asked.unnamed("What's for tea on Tuesdays?", menu)
+    # a name written many ways does not count, nor does a title or the opening word
+    assert not asked.unnamed("Is it OK to leave the WiFi router on?", "The router stays on.")
+    assert not asked.unnamed("What's the guest Wi-Fi password?", "The guest network is X1.")
+    assert not asked.unnamed("When does Mrs Okoro come?", "Okoro comes on Fridays.")
+    assert not asked.unnamed("Where is the spare key?", "The spare key is in the shed.")
 
 
 def test_a_name_after_a_title_or_an_initial_is_a_name() -> None:
@@ -355,3 +379,30 @@ def test_shortened_days_and_months_are_days_and_months_not_names() -> None:
     assert not asked.can_answer("Who repaired the gate?", "Repaired the gate in Aug.")
     assert asked.can_answer("When is the eye test?", "Eye test: Weds? no, Fri 3 Mar, 10am")
     assert asked.can_answer("What day does the cleaner come?", "Usually comes on a Thurs.")
+
+
+def test_a_firm_named_by_its_letters_is_a_name() -> None:
+    assert asked.can_answer("Who is our home insurance with?",
+                            "The home insurance is with the AA; it renews in May.")
+    assert not asked.can_answer("Who is our home insurance with?",
+                                "The home insurance renews in May; the PDF is in the drawer.")
+
+
+def test_what_is_not_allowed_is_told_by_a_sentence_that_rules_something_out() -> None:
+    question = "What can't the rabbit eat?"
+    assert not asked.can_answer(question, "Rolo is fed hay every morning at 8.")
+    assert asked.can_answer(question, "Never give him chocolate, onions or iceberg lettuce.")
+    assert asked.can_answer("Which plastics mustn't go in the blue box?",
+                            "Pots and tubs only, no film or crisp packets.")
+    # a fault is no rule: "won't" asks what to do
+    assert asked.answer_kind("The dishwasher won't drain, what should I do?") == ""
+
+
+def test_how_many_is_answered_by_a_number_that_counts() -> None:
+    question = "How many children are in Priya's class?"
+    assert asked.can_answer(question, "There are 28 children in the class.")
+    assert asked.can_answer(question, "Her class has twenty-six pupils and two teachers.")
+    # a clock time, a date, a price or a numbered label counts nothing
+    assert not asked.can_answer(question, "Class 4B starts at 8:50 and ends at 15:20.")
+    assert not asked.can_answer(question, "The class trip on 14 March costs £12.")
+    assert not asked.can_answer(question, "Priya is in Year 3, taught by the under-9s coach.")

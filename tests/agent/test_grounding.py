@@ -366,3 +366,19 @@ async def test_a_follow_ups_sentence_is_picked_by_what_it_asks_too(tmp_path: Pat
         assert "volcano" in reply
     finally:
         await db.close()
+
+
+async def test_a_sibling_named_otherwise_is_declined_not_told(
+        tmp_path: Path, embedder: Any) -> None:
+    # The real MiniLM finds the club's Christmas sentence close to a question about its
+    # Halloween party; a proper name the note never writes says it is another event, as a
+    # squad numbered otherwise is another squad.
+    async with household(tmp_path, embedder, {
+        "club.txt": "The club's Christmas party is on Saturday 13 December from 1pm at the "
+                    "clubhouse. Training for the under-10s is on Tuesdays at 6pm.",
+    }) as box:
+        chat, _ = service(box, [["It is on 13 December."], ["Tuesdays at 6pm."]] * 2)
+        assert "13 December" in await turn(chat, "When is the club's Christmas party?")
+        assert await turn(chat, "When is the club's Halloween party?", "h") == trust.DONT_KNOW
+        assert await turn(chat, "When do the under-12s train?", "u") == trust.DONT_KNOW
+        assert "6pm" in await turn(chat, "When do the under-10s train?", "t")

@@ -74,3 +74,15 @@ def test_a_document_numbering_the_asked_thing_only_otherwise_lacks_it() -> None:
     assert plan.plan_answer(question, reading, reading.shown, None, routed=False).decline
     same = "What do Year 2 take for swimming?"
     assert not plan.read_turn(same, same, [rota], routed=False).missing
+
+
+def test_a_section_heading_names_what_its_lines_are_about() -> None:
+    # A contacts list: the trade is in the heading, the number on the line under it.
+    line = Hit("c", "people.txt", 1, None, "Mobile: 07700 900 123.", 0.6, lexical=1,
+               heading="Gardener - Sam Ruiz")
+    question = "What is the gardener's mobile number?"
+    reading = plan.read_turn(question, question, [line], routed=False)
+    assert reading.shown == [line]
+    assert not reading.missing
+    other = "What is the locksmith's mobile number?"
+    assert plan.read_turn(other, other, [line], routed=False).missing
