@@ -237,18 +237,19 @@ def lacks(question: str, document: str) -> bool:
         unnamed(question, document)
 
 
-# "Year 6", "Room 12", "under-15s": a word and its number, apart or joined by a dash.
-_NUMBERED = re.compile(r"\b([A-Z][a-z]+) (\d+)\b|\b([a-z]+)-(\d+)")
+# "Year 6", "Room 12", "under-15s", "E9": a word and its number, apart, dashed or joined.
+_NUMBERED = re.compile(r"\b([A-Z][a-z]+) (\d+)\b|\b([a-z]+)-(\d+)|\b([A-Za-z]{1,3})(\d+)\b")
 
 
 def numbered_otherwise(question: str, document: str) -> bool:
-    """Whether the question names a numbered thing ("the Year 6 trip", "the under-15s") that
-    the document numbers only otherwise ("Year 4", "under-13s"): then it is about another
-    one."""
-    for spaced, number, joined, joined_number in _NUMBERED.findall(question.strip()):
-        word, number = (spaced, number) if spaced else (joined, joined_number)
-        if not re.search(rf"\b{word}[ -]{number}(?!\d)", document, re.IGNORECASE) and re.search(
-                rf"\b{word}[ -]\d+", document, re.IGNORECASE):
+    """Whether the question names a numbered thing ("the Year 6 trip", "the under-15s", error
+    E9) that the document numbers only otherwise ("Year 4", "under-13s", E1 and E7): then it is
+    about another one."""
+    for found in _NUMBERED.finditer(question.strip()):
+        groups = found.groups()
+        word, number = next((w, n) for w, n in zip(groups[::2], groups[1::2], strict=True) if w)
+        if not re.search(rf"\b{word}[ -]?{number}(?!\d)", document, re.IGNORECASE) and \
+                re.search(rf"\b{word}[ -]?\d+", document, re.IGNORECASE):
             return True
     return False
 

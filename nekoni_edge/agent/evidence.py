@@ -116,10 +116,21 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # The names the document uses (capitalised after a sentence's start), and the question's.
     known = set().union(*(names(c) for c in candidates)) - STOPWORDS
     whose = names(question) & known
+    # A number the question states says which sentence, when one holds it ("heated to 60
+    # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
+    stated = numbers(question)
+
+    def holds_stated(i: int) -> bool:
+        return stated <= numbers(f"{headings[i] if i < len(headings) else ''} "
+                                 f"{with_antecedent(candidates, i)}")
+
+    numbered = bool(stated) and any(holds_stated(i) for i in range(len(candidates)))
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
         about = with_antecedent(candidates, index)
+        if numbered and not holds_stated(index):
+            continue
         context = f"{opening} {about}"
         close = cosine >= SHOW_SEMANTIC
         if not can_answer(question, sentence, context, close=close, about=about):

@@ -348,6 +348,25 @@ def test_a_numbered_thing_the_document_numbers_otherwise_is_another_one() -> Non
     assert asked.numbered_otherwise("When do the under-14s train?", squads)
     assert not asked.numbered_otherwise("When do the under-12s train?", squads)
     assert not asked.numbered_otherwise("When do the Under 10s train?", squads)
+    # a code: letters and digits joined
+    codes = "F1 - filter blocked. F3 - door open. F8 - no water."
+    assert asked.numbered_otherwise("What does F5 mean on the washer?", codes)
+    assert not asked.numbered_otherwise("What does F3 mean on the washer?", codes)
+    assert not asked.numbered_otherwise("Is the class at 10am?", "The class is at 9am.")
+
+
+def test_a_number_the_question_states_says_which_sentence() -> None:
+    sentences = ["The tank is heated to 50 degrees every morning at 5am.",
+                 "On Sundays at 2am the tank is heated to 65 degrees."]
+    question = "When is the tank heated to 65 degrees?"
+    evidence = pick_evidence(question, sentences, [0.70, 0.55], "water.txt")
+    assert evidence is not None
+    assert "Sundays" in evidence.sentence
+    # a number no sentence states says nothing of which
+    other = pick_evidence("When is the tank heated to 55 degrees?", sentences, [0.70, 0.55],
+                          "water.txt")
+    assert other is not None
+    assert "5am" in other.sentence
 
 
 def test_a_proper_name_the_document_never_writes_is_another_things() -> None:
