@@ -26,13 +26,13 @@ def name_stems(question: str) -> set[str]:
 
 def names(question: str) -> set[str]:
     """The question's names: capitalised words after its first, not days, months or titles."""
-    return {fold(w.lower()) for w in NAME_INSIDE.findall(question.strip())} - CALENDAR - \
-        HONORIFICS - {fold(h) for h in HONORIFICS}
+    return {fold(w.lower()) for w in NAME_INSIDE.findall(question.strip())} - CALENDAR - _TITLES
 
 
 # Titles before a surname: "Nurse Patel" and "Sensei Kato" are one name each, like "Mr Pike".
 HONORIFICS = frozenset({"mr", "mrs", "ms", "dr", "miss", "nurse", "sensei", "prof",
                          "professor", "rev", "reverend", "sister", "father", "coach"})
+_TITLES = HONORIFICS | {fold(h) for h in HONORIFICS}  # as the words are folded ("miss": "mi")
 CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
 # A place: after a determiner ("in the cellar"), or a name that is no day or month ("at
 # Hartwell Manor", not "on Saturday").
@@ -182,9 +182,10 @@ _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged"
                     "spent"})
 _CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
                        re.IGNORECASE)
+# "what's", "it's" and the like are "… is", never a possession (any case: "How's it going?").
+NOT_A_POSSESSIVE = r"(?!(?i:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
 # "Maya's best friend", "Leo's birthday": what the question is about, at its end.
-# "what's", "it's" and the like are "… is", never a possession.
-_POSSESSED = re.compile(r"\b(?!(?:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
+_POSSESSED = re.compile(rf"\b{NOT_A_POSSESSIVE}"
                         r"(\w+)(?:'s|’s)\s+((?:[\w-]+\s+){0,4}[\w-]+)\W*$", re.IGNORECASE)
 # "What time does Priya's choir start?": after "does" the phrase's last word is the verb.
 _AUXILIARY = re.compile(r"\b(do|does|did)\b", re.IGNORECASE)
@@ -264,7 +265,7 @@ def unnamed(question: str, document: str) -> bool:
     held = spelled_out(document).lower()
     said = {fold(m.group().lower()) for m in NAME_INSIDE.finditer(text)
             if not re.match(r"[\w-]", text[m.end():m.end() + 1])
-            and text[m.start() - 1:m.start()] != "-"} - HONORIFICS - {fold(h) for h in HONORIFICS}
+            and text[m.start() - 1:m.start()] != "-"} - _TITLES
     return any(not re.search(rf"\b{w}", held) for w in said)
 
 

@@ -119,17 +119,15 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # A number the question states says which sentence, when one holds it ("heated to 60
     # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
     stated = numbers(question)
-
-    def holds_stated(i: int) -> bool:
-        return stated <= numbers(f"{headings[i] if i < len(headings) else ''} "
-                                 f"{with_antecedent(candidates, i)}")
-
-    numbered = bool(stated) and any(holds_stated(i) for i in range(len(candidates)))
+    holds_stated = [bool(stated) and stated <= numbers(
+        f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i)}")
+        for i in range(len(candidates))]
+    numbered = any(holds_stated)
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
         about = with_antecedent(candidates, index)
-        if numbered and not holds_stated(index):
+        if numbered and not holds_stated[index]:
             continue
         context = f"{opening} {about}"
         close = cosine >= SHOW_SEMANTIC

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from nekoni_edge.agent.asked import names
+from nekoni_edge.agent.asked import NOT_A_POSSESSIVE, names
 from nekoni_edge.rag.structure import document_title
 from nekoni_edge.rag.structure import split_sentences as sentences
 from nekoni_edge.store.chunks import Hit
@@ -119,8 +119,7 @@ _ABOUT_YOU = re.compile(
     r"\byour(?:self)?\b|^you(?:'re| are)\b", re.IGNORECASE)
 # "Rosa's surname", "Leo's key worker": someone of the household, by name.
 # Not a question word opening a sentence inside the turn ("Morning! How's it going?").
-_NAMED_POSSESSIVE = re.compile(r"(?<!^)\b(?!(?:What|Who|Where|When|How|That|It|There|Here|He|"
-                               r"She)['’]s\b)[A-Z][a-z]+(?:'s|’s)\b")
+_NAMED_POSSESSIVE = re.compile(rf"(?<!^)\b{NOT_A_POSSESSIVE}[A-Z][a-z]+(?:'s|’s)\b")
 _PAST_EVENT = re.compile(r"^(what|when|where|who|how much|how many|how long) did "
                          r"(the|our|my|we|i)\b", re.IGNORECASE)
 
@@ -141,8 +140,7 @@ def about_household(question: str) -> bool | None:
 
 _DETERMINERS = frozenset("the this that these those".split())
 # "Ben's", but not "how's" or "what's" (a question word and "is").
-_POSSESSIVE = re.compile(r"\b(?!(?:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
-                         r"\w+['’]s\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(rf"\b{NOT_A_POSSESSIVE}\w+['’]s\b", re.IGNORECASE)
 _ASKER = frozenset({"i", "me"})  # "how do I turn the water off?" is the asker's own house
 def household_names(question: str, hits: Sequence[Hit]) -> set[str]:
     """The question's names (capitalised words after its first; not days, months or titles)
