@@ -13,7 +13,7 @@ ifeq ($(shell uname -m),x86_64)
 export CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 endif
 
-.PHONY: setup demo test lint unit wheelhouse clean
+.PHONY: setup demo test lint unit check-mobile wheelhouse clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ unit: setup
 	fi
 
 test: lint unit
+
+# nekoni's own mobile app hooks against the box (needs node, npm and a checkout of
+# nekonihq/nekoni: make check-mobile NEKONI_SRC=path/to/nekoni).
+check-mobile: setup
+	@test -n "$(NEKONI_SRC)" || { echo "set NEKONI_SRC to a checkout of nekonihq/nekoni" >&2; exit 2; }
+	cd tests/compat/mobile && { test -d node_modules || npm ci --no-audit --no-fund; }
+	NEKONI_SRC="$(abspath $(NEKONI_SRC))" $(MAKE) unit PYTEST_ARGS="tests/compat/test_mobile_app.py $(PYTEST_ARGS)"
 
 wheelhouse: setup
 	$(BIN)/pip wheel --quiet --no-cache-dir --no-deps -w $(WHEELHOUSE) llama-cpp-python

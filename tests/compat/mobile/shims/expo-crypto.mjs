@@ -1,0 +1,2 @@
+import crypto from 'node:crypto'
+export function getRandomBytes(n) { return new Uint8Array(crypto.randomBytes(n)) }
