@@ -170,6 +170,12 @@ _DIGIT_GROUPS = re.compile(r"(?<![\w-])\+?\d{2,5}(?:[ -]\d{2,5}){1,3}(?![\w-])")
 _ASKING = frozenset("name called kind type sort".split())
 
 
+# Words saying an identifier is a number to ring ("the vet's phone number", "what number do I
+# call?"): its form is checked (``_has_phone``), and a sentence need not say them ("call the
+# practice on 01632 960 447").
+_PHONING = frozenset("phone telephone mobile ring call".split())
+
+
 def _has_phone(sentence: str) -> bool:
     return any(len(re.sub(r"\D", "", m)) >= 7 for m in _DIGIT_GROUPS.findall(sentence))
 
@@ -306,6 +312,16 @@ def answer_kind(question: str) -> str:
     money. English only: the asking words are English ones."""
     q = question.strip().lower()
     asked = set(words(q))
+    # "Who", "where" and "when" say the kind whatever the words after them: "who do I pay the
+    # rent to?" asks for a name, "where is the charge cable?" for a place, not for money.
+    opening = q.split(maxsplit=1)[0] if q else ""
+    if opening in ("who", "whose"):
+        return "name"
+    if opening == "where":
+        return ""  # what a note says of where it is (a place phrase is scored, not required)
+    if opening == "when":
+        return "past date" if q.startswith("when did") else "past when" if q.startswith(
+            ("when was", "when were")) else "when"
     part = _WHICH_PART.search(q)
     # Each kind with whether the question asks for it; the first that does wins.
     for kind, asks in (
@@ -406,7 +422,9 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
     if not numbers(sentence) - numbers(question):
         return False
     said = stems(sentence)
-    others = _plain_stems(question) - {w[:STEM] for w in identifiers}
+    phoned = "number" in identifiers and bool(set(words(q)) & _PHONING)
+    others = _plain_stems(question) - {w[:STEM] for w in identifiers | (
+        _PHONING if phoned else set())}
     held = covered(others, said | stems(context))
     # A sentence close by meaning may say the rest in other words ("the guest network" for
     # "the guest Wi-Fi"): half of them is enough there. Any other needs them all ("my
@@ -420,7 +438,7 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
         measured & _MEASURE_UNITS.get(w, frozenset()) for w in identifiers)
     if identifiers & _MEASURES:
         return named  # a measure is said with its name ("a mileage of"), not a code
-    if "phone" in words(q):
+    if phoned:
         return _has_phone(sentence)  # "the plumber's phone number": a number to ring
     # "the plot number" is said as "plot 17", "the room number" as "room 12".
     counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)

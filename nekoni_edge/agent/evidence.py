@@ -29,7 +29,16 @@ from nekoni_edge.rag.structure import (
     document_title,
     split_sentences,
 )
-from nekoni_edge.words import STEM, STOPWORDS, content_words, fold, numbers, stems, words
+from nekoni_edge.words import (
+    STEM,
+    STOPWORDS,
+    content_words,
+    covered,
+    fold,
+    numbers,
+    stems,
+    words,
+)
 
 
 def unsupported_numbers(answer: str, *sources: str) -> set[str]:
@@ -123,6 +132,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i)}")
         for i in range(len(candidates))]
     numbered = any(holds_stated)
+    identifier = answer_kind(question) == "identifier"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
@@ -147,8 +157,10 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here").
-        shared = len(asked & stems(about))
-        if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS:
+        shared = len(covered(asked, stems(about)))  # 'head' in 'Headteacher' too
+        if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS and not identifier:
+            # (An identifier's sentence has passed a stricter test: a value of the asked
+            # form, with every other word of the question said around it.)
             continue
         score = cosine + EVIDENCE_WORD_WEIGHT * shared
         if where and PLACE.search(sentence):
@@ -164,6 +176,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     chosen = {best_index} | ({runner[1]} if runner is not None else set())
     if with_antecedent(candidates, best_index) != sentence:
         chosen.add(best_index - 1)
+    if best_index + 1 < len(candidates) and \
+            with_antecedent(candidates, best_index + 1) != candidates[best_index + 1]:
+        # The next sentence goes on about the same thing ("E4 - outdoor unit iced up." "It
+        # defrosts by itself"): what to do, or why, is often there.
+        chosen.add(best_index + 1)
     # A clause is told with the rest of its sentence ("Pick-up is at 15:15; on Wednesdays
     # there is an early finish at 14:00"): which clause answers is where picking fails.
     first, last = min(chosen), max(chosen)

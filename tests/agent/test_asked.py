@@ -425,3 +425,25 @@ def test_how_many_is_answered_by_a_number_that_counts() -> None:
     assert not asked.can_answer(question, "Class 4B starts at 8:50 and ends at 15:20.")
     assert not asked.can_answer(question, "The class trip on 14 March costs £12.")
     assert not asked.can_answer(question, "Priya is in Year 3, taught by the under-9s coach.")
+
+
+def test_who_where_and_when_say_the_kind_whatever_follows() -> None:
+    """"pay" and "charge" are money words, but "who do I pay?" asks for a name, "where is the
+    charger?" for a place and "when do we pay?" for a time."""
+    assert asked.answer_kind("Who do we pay the window cleaner's money to?") == "name"
+    assert asked.answer_kind("Where do I pay the parking charge?") == ""
+    assert asked.answer_kind("When do we pay the music teacher?") == "when"
+    assert asked.answer_kind("When did we pay the deposit?") == "past date"
+    assert asked.answer_kind("How much do we pay the music teacher?") == "money"
+    assert asked.can_answer("Where do I pay the parking charge?",
+                      "Use the machine by the lift on level 2.")
+    assert asked.can_answer("Who do we pay the window cleaner's money to?",
+                      "Leave it with Mrs Bell at number 9.")
+
+
+def test_a_number_to_ring_need_not_say_phone() -> None:
+    question = "What is the surgery's phone number?"
+    assert asked.can_answer(question, "To book, call the surgery on 01632 960 555.", "GP surgery")
+    assert not asked.can_answer(question, "The surgery is open from 8am.", "GP surgery")
+    # the rest of the question is still held: the school's number is not the surgery's
+    assert not asked.can_answer(question, "Call the school office on 01632 960 000.", "School")

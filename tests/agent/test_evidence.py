@@ -277,3 +277,36 @@ def test_the_heading_answers_with_a_sentence_that_lacks_what_is_asked() -> None:
     # a heading's year is the whole section's: no answer to when
     assert pick_evidence("When is the glass box emptied?", ["Cans and tins only, rinsed."],
                          [0.5], "leaflet.pdf", headings=["Collections 2026/27"]) is None
+
+
+def test_an_identifiers_sentence_needs_no_shared_word_or_closeness() -> None:
+    """A phone number to ring, in a long sentence about something else (cosine 0.29): it has
+    passed the identifier's own test, so no floor by meaning keeps it back."""
+    sentences = ["The surgery is on the first floor of the health centre.",
+                 "If the stitches bleed or the swelling grows after two days, ring the "
+                 "clinic on 01632 960 118."]
+    evidence = pick_evidence("What's the dental clinic's phone number?", sentences,
+                             [0.35, 0.29], "dentist.txt", "Northgate Dental Clinic")
+    assert evidence is not None
+    assert "01632 960 118" in evidence.sentence
+
+
+def test_the_next_sentence_going_on_about_the_same_thing_is_told_too() -> None:
+    sentences = ["F3 - filter blocked.", "It clears itself after a rinse cycle; if it comes "
+                 "back, wash the filter under the tap.", "F5 - door open."]
+    evidence = pick_evidence("What should I do about the blocked filter?", sentences,
+                             [0.55, 0.40, 0.2], "dishwasher.md")
+    assert evidence is not None
+    assert evidence.sentence == "F3 - filter blocked."
+    assert "wash the filter under the tap" in evidence.as_answer()
+
+
+def test_a_word_of_the_question_opening_a_compound_is_shared() -> None:
+    """"Captain" is in "team captain"; "head" in "Headteacher" (a compound counts the way
+    the word coverage checks count it)."""
+    sentences = ["Sports day is on the school field, weather permitting.",
+                 "Mr Okoro, Headteacher"]
+    evidence = pick_evidence("Who is the head of the school?", sentences, [0.42, 0.30],
+                             "newsletter.pdf", "Greenfield Primary")
+    assert evidence is not None
+    assert evidence.sentence == "Mr Okoro, Headteacher"
