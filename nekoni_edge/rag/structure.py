@@ -236,5 +236,14 @@ def document_title(source: str) -> str:
 def titled(source: str, sentence: str, heading: str = "") -> str:
     """A sentence as it is embedded to pick evidence: after its document's name and its
     section's heading, so that 'It is serviced every November' is still about the boiler."""
+    if _ROW.match(sentence):
+        # A table row is dense already: the section it is in says enough, and the path above
+        # it would drown it ("the eco programme" found a row at 0.22 under the guide's full
+        # title, 0.29 under "Programmes" alone).
+        heading = heading.rsplit(HEADING_SEPARATOR, 1)[-1]
     return f"{document_title(source)} › {heading}: {sentence}" if heading else \
         f"{document_title(source)}: {sentence}"
+
+
+# A table row as ``sections`` writes it: "Name: value, Name: value" (two fields or more).
+_ROW = re.compile(r"^[^:,]{1,40}: .*, [A-Z][\w ()'-]{0,39}: ")

@@ -317,3 +317,28 @@ async def test_each_passage_of_a_chunk_is_scored_against_the_question(
     await kb.ingest("bins.txt", b"The bins go out on Thursday night.")
     [bins] = await kb.search("when do the bins go out?", top_k=1)
     assert len(bins.passage_scores) == 1
+
+
+async def test_a_table_row_is_embedded_under_its_own_section_not_the_whole_path(
+        kb: KnowledgeBase) -> None:
+    """A row is dense: under the guide's full heading path ("Oven user guide (Neff B57) ›
+    Cooking functions") its meaning drowned, and a row answering a question scored under
+    the show's floor."""
+    from nekoni_edge.agent.trust import SHOW_WITH_WORDS
+    from nekoni_edge.rag.structure import titled
+
+    guide = ("# Oven user guide (Neff B57, model 2019)\n\nRead this before first use.\n\n"
+             "## Cooking functions\n\n| Function | Heat from | Best for | Preheat |\n"
+             "|---|---|---|---|\n| CircoTherm | back fan | baking on two levels | 5 min |\n"
+             "| Pizza setting | fan and base | pizza, quiche, tarts | 10 min |\n"
+             "| Full grill | top | toast, sausages | 4 min |\n")
+    await kb.ingest("oven-guide.md", guide.encode())
+    [hit] = await kb.search("How long does the pizza setting take to preheat?", top_k=1)
+    row = "Function: Pizza setting, Heat from: fan and base, Best for: pizza, quiche, tarts, " \
+          "Preheat: 10 min."
+    assert row in hit.content.split("\n")
+    assert hit.score >= SHOW_WITH_WORDS
+    assert titled("oven-guide.md", row, hit.heading) == f"oven guide › Cooking functions: {row}"
+    # a sentence keeps its whole path
+    assert titled("oven-guide.md", "Read this.", hit.heading).startswith(
+        "oven guide › Oven user guide")
