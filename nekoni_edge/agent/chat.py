@@ -20,6 +20,7 @@ from typing import Any
 from nekoni_edge import policy
 from nekoni_edge.agent import answer, grounding, plan, trust
 from nekoni_edge.agent.echo import EchoCheck
+from nekoni_edge.agent.evidence import Evidence
 from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.agent.memory import TurnStats, Window, recent
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
@@ -292,21 +293,9 @@ class ChatService:
         facts = [fact for fact, _, _ in results]
         evidence = grounding.tool_evidence(content, routes, results)
         shown = reading.shown
-        if evidence is None and shown and not reading.missing:
-            # The sentence is picked by the turn's own words: a follow-up's subject found
-            # the document, its question picks within it.
-            evidence = await grounding.find_evidence(
-                content, vector or query_vector, shown, self._embed, hits,
-                searched=query_vector if query != content and vector is not None else None)
-            near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
-                evidence is None and reading.specific and not routes else []
-            if near and (found := await grounding.find_evidence(
-                    content, vector or query_vector, near, self._embed)) is not None:
-                # None of the shown notes says it; one as relevant, found by meaning a
-                # little under the show's floor, does ("how warm is the house kept?":
-                # the thermostat's 20 degrees beside the house's three bedrooms).
-                evidence = found
-                shown = [h for h in near if h.source == found.source][:1] + shown[:1]
+        if evidence is None:
+            evidence, shown = await self._document_evidence(
+                content, query, vector, query_vector, hits, reading, routed=bool(routes))
         window.last_shown = tuple(h.source for h in shown)
         turn_plan = plan.plan_answer(content, reading, shown, evidence, routed=bool(routes))
         shown = turn_plan.shown
@@ -333,6 +322,42 @@ class ChatService:
                         "grounding": evidence.source, "told": evidence.sentence[:300],
                         "verdict": check.verdict.value}, parent)
                 yield extra
+    async def _document_evidence(
+            self, content: str, query: str, vector: Sequence[float] | None,
+            query_vector: Sequence[float] | None, hits: list[Hit], reading: plan.Reading,
+            *, routed: bool) -> tuple[Evidence | None, list[Hit]]:
+        """The sentence of a shown note that answers the turn, and the notes shown with it."""
+        shown = reading.shown
+        if not shown or reading.missing:
+            return None, shown
+        # The sentence is picked by the turn's own words: a follow-up's subject found the
+        # document, its question picks within it.
+        found = await grounding.find_evidence(
+            content, vector or query_vector, shown, self._embed, hits,
+            searched=query_vector if query != content and vector is not None else None)
+        near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
+            found is None and reading.specific and not routed else []
+        if near and (nearer := await grounding.find_evidence(
+                content, vector or query_vector, near, self._embed)) is not None:
+            # None of the shown notes says it; one as relevant, found by meaning a little
+            # under the show's floor, does ("how warm is the house kept?": the thermostat's
+            # 20 degrees beside the house's three bedrooms).
+            return nearer, [h for h in near if h.source == nearer.source][:1] + shown[:1]
+        return found, shown
+
+    async def explain(self, content: str) -> tuple[plan.Reading, plan.Plan,
+                                                   Evidence | None]:
+        """What the box would decide for ``content`` as a session's first turn, with no tool
+        and no model call: its reading of the turn, its plan, and the evidence it would hold
+        the answer to (or tell). For measuring the answers' picks (``bench_evidence``)."""
+        vector, query_vector = await self._embed_request(content, content, False)
+        hits = await self.knowledge.search(content, vector=query_vector) \
+            if self.knowledge is not None else []
+        reading = plan.read_turn(content, content, hits, routed=False)
+        found, shown = await self._document_evidence(content, content, vector, query_vector,
+                                                     hits, reading, routed=False)
+        return reading, plan.plan_answer(content, reading, shown, found, routed=False), found
+
     async def _answer(self, session_id: str, context: list[ChatTurn],
                       check: answer.CheckedAnswer, stats: TurnStats,
                       parent: str) -> AsyncGenerator[str, None]:
