@@ -45,8 +45,8 @@ PLACE = re.compile(r"\b(in|at|under|behind|on|by|near|beside|inside|next to|abov
 # What kind of words an answer to each kind of question contains.
 _DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
-_WHEN = re.compile(rf"\b(\d{{1,2}}(:\d\d)?\s?(am|pm)|\d{{1,2}}:\d\d|\d{{1,2}}(st|nd|rd|th)\b|"
-                   rf"{_DAYS}|weekday|weekend|"
+_WHEN = re.compile(rf"\b(\d{{1,2}}([:.]\d\d)?\s?(am|pm)|\d{{1,2}}[:.]\d\d\b|"
+                   rf"\d{{1,2}}(st|nd|rd|th)\b|{_DAYS}|weekday|weekend|"
                    rf"{_MONTHS}|daily|"
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
                    r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
@@ -331,7 +331,10 @@ def answer_kind(question: str) -> str:
             ("clock", "what time" in q),
             ("day", part is not None and part.group(2) in _DAY_PARTS),
             ("money paid", bool(asked & _PRICE) and q.startswith("how much did")),
-            ("money", bool(asked & _PRICE)),
+            # "how much is/are …?" asks a price ("how much are the lessons for the term?");
+            # "how much rice …?" an amount.
+            ("money", bool(asked & _PRICE) or bool(re.match(r"how much (is|are|was|were)\b",
+                                                            q))),
             ("address", "address" in asked),
             ("past date", q.startswith("when did")),
             ("past when", q.startswith(("when was", "when were"))),

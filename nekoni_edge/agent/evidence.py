@@ -242,7 +242,9 @@ def _another_of_the_kind(question: str, sentence: str, named_elsewhere: Counter[
         if qualifier in STOPWORDS or head in STOPWORDS or qualifier[:STEM] in held:
             continue
         others = {said[j - 1] for j, w in enumerate(said) if j and w[:STEM] == head[:STEM]}
-        if any(o not in STOPWORDS and o not in asked and not o.isdigit() for o in others) and \
+        # (Which one in order is no other kind: "by the first lesson".)
+        if any(o not in STOPWORDS | _WHICH_ONE and o not in asked and not o.isdigit()
+               for o in others) and \
                 named_elsewhere[(qualifier[:STEM], head[:STEM])] > 0:
             return True
     return False
@@ -279,11 +281,24 @@ def with_antecedent(candidates: Sequence[str], index: int) -> str:
     sentence before it, which says what the pronoun is; a reply after its question; any
     other sentence alone."""
     sentence = candidates[index]
-    if index and (_PRONOUN_OPENING.match(sentence) or candidates[index - 1].endswith("?")):
+    if index and (_PRONOUN_OPENING.match(sentence) or candidates[index - 1].endswith("?")
+                  or _names_again(sentence, candidates[index - 1])):
         # ... and a reply after a question (a chat's "Who's doing the music?" "My nephew
         # Kofi will DJ", an FAQ's answer) is about what was asked.
         return f"{candidates[index - 1]} {sentence}"
     return sentence
+
+
+# A sentence opening with "the" and a noun: "the exam" after "his Grade 2 exam" is that one.
+_DEFINITE_OPENING = re.compile(rf"^(?:{SPEAKER_LABEL})?the (?P<noun>[a-z]+)\b", re.IGNORECASE)
+
+
+def _names_again(sentence: str, before: str) -> bool:
+    """Whether the sentence opens by naming again, with "the", a thing the sentence before it
+    names: like a pronoun, it says that one ("Leo is ready to take his Grade 2 exam." "The exam
+    will be held on 14 June")."""
+    opening = _DEFINITE_OPENING.match(sentence)
+    return opening is not None and fold(opening.group("noun").lower())[:STEM] in stems(before)
 
 
 def _answering_clause(clauses: Sequence[str], asked: set[str]) -> str:

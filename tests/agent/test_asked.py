@@ -447,3 +447,18 @@ def test_a_number_to_ring_need_not_say_phone() -> None:
     assert not asked.can_answer(question, "The surgery is open from 8am.", "GP surgery")
     # the rest of the question is still held: the school's number is not the surgery's
     assert not asked.can_answer(question, "Call the school office on 01632 960 000.", "School")
+
+
+def test_how_much_is_asks_a_price_and_how_much_of_a_thing_an_amount() -> None:
+    assert asked.answer_kind("How much are the swimming lessons for the term?") == "money"
+    assert asked.answer_kind("How much was the school trip?") == "money"
+    assert asked.answer_kind("How much flour goes in the bread?") == "amount"
+    assert not asked.can_answer("How much are the swimming lessons for the term?",
+                                "Lessons are on Fridays at 5.15pm, for 40 minutes.")
+    assert asked.can_answer("How much are the swimming lessons for the term?",
+                            "The term's ten lessons come to £85.")
+
+
+def test_a_clock_time_written_with_a_dot_says_when() -> None:
+    assert asked.can_answer("When does the ferry leave?", "The ferry goes at 17.45 from pier 3.")
+

@@ -310,3 +310,25 @@ def test_a_word_of_the_question_opening_a_compound_is_shared() -> None:
                              "newsletter.pdf", "Greenfield Primary")
     assert evidence is not None
     assert evidence.sentence == "Mr Okoro, Headteacher"
+
+
+def test_the_thing_named_again_with_the_is_the_one_before() -> None:
+    """"The exam" after "her Grade 3 violin exam" is that exam, as a pronoun would be: the
+    sentence with the date answers "Grade 3" though it does not repeat the number."""
+    sentences = ["Nia is ready to take her Grade 3 violin exam.",
+                 "The exam will be on 9 May at the music centre."]
+    evidence = pick_evidence("When is Nia's Grade 3 exam?", sentences, [0.55, 0.50],
+                             "violin.txt")
+    assert evidence is not None
+    assert "9 May" in evidence.sentence
+
+
+
+def test_which_one_in_order_is_no_other_kind() -> None:
+    """"The first lesson" is one of the violin lessons, not another kind of lesson."""
+    sentences = ["Ella's violin lessons are on Mondays after school.",
+                 "The fee is £90 a term, paid at the first lesson."]
+    evidence = pick_evidence("How much are Ella's violin lessons?", sentences, [0.6, 0.5],
+                             "violin.txt")
+    assert evidence is not None
+    assert "£90" in evidence.sentence
