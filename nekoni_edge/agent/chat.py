@@ -322,6 +322,7 @@ class ChatService:
                         "grounding": evidence.source, "told": evidence.sentence[:300],
                         "verdict": check.verdict.value}, parent)
                 yield extra
+
     async def _document_evidence(
             self, content: str, query: str, vector: Sequence[float] | None,
             query_vector: Sequence[float] | None, hits: list[Hit], reading: plan.Reading,
