@@ -12,7 +12,8 @@ STOPWORDS = frozenset(
     "that these those do does did how what when where which who whom why can could should "
     "would will i you we my our your me us there their they them he she his her have has had "
     "not no yes if then so as about into than too very much many any some get make "
-    "s tell please know whats what's who's where's when's i'm it's".split()
+    "s tell please know whats what's who's where's when's i'm it's something anything "
+    "everything someone anyone everyone somebody anybody".split()
 )
 
 
@@ -63,7 +64,8 @@ def covered(asked: set[str], held: set[str]) -> set[str]:
     """The asked stems a text holds, a whole short word also as the start of a compound
     ('milk' in 'milkman', 'tooth' in 'toothbrush')."""
     return {a for a in asked if a in held or (
-        len(a) >= COMPOUND_MIN and any(h.startswith(a) for h in held))}
+        len(a) >= COMPOUND_MIN and any(h.startswith(a) for h in held)) or any(
+        len(h) >= COMPOUND_MIN and a.startswith(h) and a[len(h):] in ("i", "e") for h in held)}
 
 
 def stems(text: str) -> set[str]:

@@ -114,9 +114,10 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     candidate's section heading, which answers with it when the sentence alone cannot ("Fitted
     the outside light in Oct." under "Electrician - M. J. O'Brien")."""
     candidates = list(candidates)
-    # Names, the document's own name and its section's heading say which document, not
-    # which of its sentences.
-    asked = stems(question) - stems(f"{document_title(source)} {heading}") - name_stems(question)
+    # Names and the document's own name say which document, not which of its sentences; a
+    # day or a month says which sentence, as a number does ("who hosts in January?").
+    asked = stems(question) - stems(document_title(source)) - (
+        name_stems(question) - {c[:STEM] for c in CALENDAR})
     where = question.strip().lower().startswith("where")
     scored: list[tuple[float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
@@ -156,8 +157,14 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 _someone_elses(whose, about, sentence, known):
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
-        # after "glass is not collected here").
-        shared = len(covered(asked, stems(about)))  # 'head' in 'Headteacher' too
+        # after "glass is not collected here"), a clause its sentence's ("an engineer will
+        # arrive between 8am and 1pm; someone must be home for the visit, about three
+        # hours"), and a sentence its own section's heading ("Check-up"): the heading
+        # tells sections apart, as the document's name tells documents apart.
+        worded = f"{candidates[index - 1]} {about}" if index and about == sentence and \
+            candidates[index - 1].endswith(";") else about
+        own = headings[index] if index < len(headings) else heading
+        shared = len(covered(asked, stems(f"{own} {worded}")))  # 'head' in 'Headteacher' too
         if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS and not identifier:
             # (An identifier's sentence has passed a stricter test: a value of the asked
             # form, with every other word of the question said around it.)
@@ -277,16 +284,24 @@ def _last_heading(heading: str, sentence: str) -> str:
 
 
 def with_antecedent(candidates: Sequence[str], index: int) -> str:
-    """A sentence opening with a pronoun ("Turn it clockwise", "its code is 5170") after the
-    sentence before it, which says what the pronoun is; a reply after its question; any
-    other sentence alone."""
+    """A sentence opening with a pronoun ("Turn it clockwise", "its code is 5170") or holding
+    one for a thing ("we have booked this for Tuesday") after the sentence before it, which
+    says what the pronoun is; a reply after its question; any other sentence alone."""
     sentence = candidates[index]
-    if index and (_PRONOUN_OPENING.match(sentence) or candidates[index - 1].endswith("?")
+    if index and (_PRONOUN_OPENING.match(sentence) or _PRONOUN_OBJECT.search(sentence)
+                  or candidates[index - 1].endswith("?")
                   or _names_again(sentence, candidates[index - 1])):
         # ... and a reply after a question (a chat's "Who's doing the music?" "My nephew
         # Kofi will DJ", an FAQ's answer) is about what was asked.
         return f"{candidates[index - 1]} {sentence}"
     return sentence
+
+
+# A pronoun standing for a thing, not a determiner before one: followed by a preposition or a
+# stop ("we have booked this for Tuesday", "do not plug it in"), not a noun ("this season").
+_PRONOUN_OBJECT = re.compile(
+    r"\b(it|them|this|these|those)\b(?=\s*(?:[,.;:!?]|$)|\s(?:for|to|in|on|at|by|with|from|up|"
+    r"down|off|out|back|away|before|after|until|and|or|but|if|when|so)\b)", re.IGNORECASE)
 
 
 # A sentence opening with "the" and a noun: "the exam" after "his Grade 2 exam" is that one.

@@ -332,3 +332,53 @@ def test_which_one_in_order_is_no_other_kind() -> None:
                              "violin.txt")
     assert evidence is not None
     assert "£90" in evidence.sentence
+
+
+def test_a_pronoun_as_the_object_is_the_sentence_befores_thing() -> None:
+    """"We have arranged this for …" is the appointment named before it, as an opening
+    pronoun would be; "this season" is no pronoun."""
+    sentences = ["Grandad needs his hearing aid checked.",
+                 "We have arranged this for Friday 4 July at 2pm at the clinic.",
+                 "Keep the aid dry for a day after the appointment."]
+    assert with_antecedent(sentences, 1) == " ".join(sentences[:2])
+    assert with_antecedent(["Welcome back.", "The captain for this season is Ravi."], 1) \
+        == "The captain for this season is Ravi."
+    evidence = pick_evidence("When is Grandad's hearing aid check?", sentences,
+                             [0.45, 0.15, 0.30], "clinic.pdf")
+    assert evidence is not None
+    assert "4 July" in evidence.sentence
+
+
+def test_a_clause_after_a_semicolon_shares_its_sentences_words() -> None:
+    """The clause after ";" is the same sentence: it holds the words of the clause before it
+    ("the piano tuner"), so it answers though not close by meaning alone."""
+    sentences = ["The piano tuner comes between 9am and noon;",
+                 "please stay in, the job normally lasts two hours.",
+                 "Move the plant off the lid before the piano tuner arrives."]
+    evidence = pick_evidence("How long does the piano tuner need?", sentences,
+                             [0.40, 0.36, 0.30], "tuner.txt")
+    assert evidence is not None
+    assert "two hours" in evidence.sentence
+
+
+def test_a_sentences_own_heading_tells_sections_apart() -> None:
+    """The section heading "Collection" holds the question's word: its sentence answers
+    though another section's is closer by meaning."""
+    sentences = ["Owner: Khan family, Dog: Biscuit", "Please ring Sam Patel to agree a time."]
+    headings = ["Kennels › Details", "Kennels › Collection"]
+    evidence = pick_evidence("Who do we arrange Biscuit's collection with?", sentences,
+                             [0.42, 0.38], "kennels.pdf", headings=headings)
+    assert evidence is not None
+    assert "Sam Patel" in evidence.sentence
+
+
+def test_a_month_in_the_question_says_which_row() -> None:
+    """"In March" picks March's row, as a number would, over a closer sentence (told with
+    its heading's name, as a sentence naming no one is)."""
+    rows = ["We walk on the first Sunday, led by whoever is organising.",
+            "Month: March, Route: Castle loop, Organiser: Dev."]
+    evidence = pick_evidence("Who is organising the walk in March?", rows, [0.60, 0.55],
+                             "walks.md", headings=["Hillside Ramblers",
+                                                   "Hillside Ramblers › This year"])
+    assert evidence is not None
+    assert "Dev" in evidence.sentence

@@ -91,6 +91,19 @@ def test_a_compound_and_a_plural_in_ies_meet_their_word() -> None:
                          stems("The milkman collects the empties.")) == {"empty", "milk"}
 
 
+def test_a_word_and_its_ing_or_ed_form_meet() -> None:
+    """"Hosting" meets "Host", "booked" meets "book"; a longer word does not ("passport" is
+    not "pass")."""
+    assert covered(stems("who is hosting?"), stems("Host: Fiona")) == {"hosti"}
+    assert covered(stems("who booked it?"), stems("Book the hall early")) == {"booke"}
+    assert covered(stems("where is the passport?"), stems("The bus pass is in the drawer")) \
+        == set()
+
+
+def test_an_indefinite_pronoun_is_no_shared_word() -> None:
+    assert stems("Can we borrow something from the shed?") == {"borro", "shed"}
+
+
 def test_the_van_is_not_the_camper_van() -> None:
     camper = hit("camper.txt", "The camper van is a VW California, parked at Dave's farm.",
                  0.47, 6)
