@@ -275,6 +275,17 @@ def unnamed(question: str, document: str) -> bool:
     return any(not re.search(rf"\b{w}", held) for w in said)
 
 
+# "What does the notice say?", "tell me about Grandma's visit": what a note says, in the model's
+# words, rather than one sentence's fact. English only.
+_GIST = re.compile(r"\b(says?|said|summari[sz]e|summary|overview|tell me about|what(?:'s| is) in)"
+                   r"\b", re.IGNORECASE)
+
+
+def asks_gist(question: str) -> bool:
+    """Whether the question asks what a note says as a whole, not for a fact in a sentence."""
+    return _GIST.search(question) is not None
+
+
 def specific(question: str) -> bool:
     """Whether the question asks for a kind of thing a sentence may lack (a time, an amount,
     a name, an identifier), rather than for what a note says."""

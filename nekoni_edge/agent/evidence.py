@@ -119,7 +119,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     asked = stems(question) - stems(document_title(source)) - (
         name_stems(question) - {c[:STEM] for c in CALENDAR})
     where = question.strip().lower().startswith("where")
-    scored: list[tuple[float, int, str]] = []
+    scored: list[tuple[bool, float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
     pairs = [_word_pairs(c) for c in candidates]
     named = Counter(p for own in pairs for p in own)
@@ -172,15 +172,20 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         score = cosine + EVIDENCE_WORD_WEIGHT * shared
         if where and PLACE.search(sentence):
             score += EVIDENCE_WORD_WEIGHT  # "where" is answered by a place
-        scored.append((score, index, sentence))
+        # A sentence holding one of the question's own words comes before any holding none:
+        # a name the question asks about draws every sentence naming it close by meaning
+        # ("Picked up Pickle at 8, … by the river" for where Pickle's lead is, over "her lead
+        # is on the hook in the porch").
+        scored.append((shared > 0, score, index, sentence))
     if not scored:
         return None
-    scored.sort(key=lambda s: -s[0])
-    best_score, best_index, sentence = scored[0]
+    scored.sort(key=lambda s: (-s[0], -s[1]))
+    worded_first, best_score, best_index, sentence = scored[0]
     # A runner-up nearly as close is told with it (in the document's order): which of two
     # close sentences holds the answer is where the picking most often fails.
-    runner = next((s for s in scored[1:2] if best_score - s[0] <= EVIDENCE_PAIR_MARGIN), None)
-    chosen = {best_index} | ({runner[1]} if runner is not None else set())
+    runner = next((s for s in scored[1:2] if s[0] == worded_first
+                   and best_score - s[1] <= EVIDENCE_PAIR_MARGIN), None)
+    chosen = {best_index} | ({runner[2]} if runner is not None else set())
     if with_antecedent(candidates, best_index) != sentence:
         chosen.add(best_index - 1)
     if best_index + 1 < len(candidates) and \

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from nekoni_edge.agent import secrets, trust
-from nekoni_edge.agent.asked import lacks, names, specific
+from nekoni_edge.agent.asked import asks_gist, lacks, names, specific
 from nekoni_edge.agent.evidence import Evidence
 from nekoni_edge.store.chunks import Hit
 
@@ -35,6 +35,7 @@ class Reading:
     worldly: bool  # in general form and leaning on no earlier turn
     shown: list[Hit] = field(default_factory=list)  # the notes worth showing the model
     missing: bool = False  # the best note lacks the thing the question is about
+    gist: bool = False  # asks what a note says as a whole, not for one sentence's fact
 
     def may_show(self, hits: Sequence[Hit]) -> list[Hit]:
         """Of more hits, those this turn may show: a worldly question only takes a note as
@@ -74,7 +75,8 @@ def read_turn(content: str, query: str, hits: Sequence[Hit], *, routed: bool,
     text = trust.document_text(shown[0].source, trust.passages_of(shown[0].source, shown, hits)
                                ) if shown else ""
     missing = bool(shown) and lacks(content, text)
-    return Reading(household, asks(content), wanted, general, worldly, shown, missing)
+    return Reading(household, asks(content), wanted, general, worldly, shown, missing,
+                   asks_gist(content))
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +93,11 @@ def plan_answer(content: str, reading: Reading, shown: list[Hit], evidence: Evid
     """``shown``: the notes after the evidence search (a note found a little under the show's
     floor may have joined)."""
     household = reading.household
+    # A question a shown note is about and none of its sentences answers is declined, unless it
+    # asks what the note says as a whole: the model's own words beside notes that do not say
+    # the answer were nonsense in 9 of 10 such turns on the sets ("Mum is sleeping in the car").
     decline = evidence is None and not routed and reading.asks and bool(
-        (household and not shown) or reading.missing or (shown and reading.specific))
+        (household and not shown) or reading.missing or (shown and not reading.gist))
     if decline and household is None and reading.general:
         # About things in general, and no document answers it: the model's, without the notes
         # that do not ("how long do hamsters live?" is not about Nibbles).

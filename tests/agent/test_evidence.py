@@ -382,3 +382,14 @@ def test_a_month_in_the_question_says_which_row() -> None:
                                                    "Hillside Ramblers › This year"])
     assert evidence is not None
     assert "Dev" in evidence.sentence
+
+
+def test_a_sentence_holding_the_asked_word_beats_one_drawn_close_by_the_name() -> None:
+    # The name makes every sentence naming it close by meaning; the one that says the thing
+    # asked about (the blanket) answers, though further by cosine and with no name.
+    sentences = ["Took Biscuit to the park by the lake this morning.",
+                 "The blanket is in the basket under the stairs."]
+    evidence = pick_evidence("Where is Biscuit's blanket?", sentences, [0.52, 0.31],
+                             "dog-walks.txt")
+    assert evidence is not None
+    assert evidence.sentence == sentences[1]

@@ -86,3 +86,22 @@ def test_a_section_heading_names_what_its_lines_are_about() -> None:
     assert not reading.missing
     other = "What is the locksmith's mobile number?"
     assert plan.read_turn(other, other, [line], routed=False).missing
+
+
+def test_a_question_a_note_is_about_and_does_not_answer_is_declined_whatever_it_asks() -> None:
+    # Not a time, an amount or a name: a yes-or-no question and a "where" are declined too
+    # when the shown note has no sentence answering them, not written by the model.
+    for question in ("Can the tyre pump be used on the bikes?", "Where is the tyre pump from?"):
+        reading = plan.read_turn(question, question, [GARAGE], routed=False)
+        assert reading.shown == [GARAGE]
+        assert not reading.specific
+        assert plan.plan_answer(question, reading, reading.shown, None, routed=False).decline
+
+
+def test_asking_what_a_note_says_goes_to_the_model_with_the_note() -> None:
+    for question in ("What does the garage note say?", "Tell me about the garage."):
+        reading = plan.read_turn(question, question, [GARAGE], routed=False)
+        assert reading.shown == [GARAGE]
+        decided = plan.plan_answer(question, reading, reading.shown, None, routed=False)
+        assert not decided.decline
+        assert decided.shown == [GARAGE]
