@@ -558,6 +558,9 @@ def _holds_count(question: str, sentence: str, context: str) -> bool:
     return _AMOUNT.search(_NOT_A_COUNT.sub(" ", sentence)) is not None
 
 
+_NOT_DOERS = "This|That|There|It|He|She|They|We|You|I|Here|What|Which|Who|The|Everything"
+
+
 def _holds_name(question: str, sentence: str, context: str) -> bool:
     # A name: a capitalised word that is not a day or a month, nor a name the question
     # already says ("Mr Pike's first name" is not "Mr Pike").
@@ -565,9 +568,13 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
     done = re.match(rf"who (\w+ed|{_IRREGULAR_PAST})\b", q)
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
-    does = re.match(r"who (?!(?:is|was|has|does)\b)(\w+s)\b", q)  # a verb, not "is"
-    if does is not None and re.search(rf"\b[A-Z][a-z]+ {does.group(1)}\b", sentence):
-        return True  # "Dev compares prices": the doer, opening the sentence, is the name
+    does = re.match(r"who (\w+s)\b", q)  # "who compares", "who is allergic"
+    doer = re.search(rf"(?:^|[.!?] )(?!(?:{_NOT_DOERS})\b)([A-Z][a-z]+) {does.group(1)}\b",
+                     sentence) if does is not None else None
+    if doer is not None and not re.search(rf"\b{doer.group(1)}\b", question, re.IGNORECASE):
+        # "Dev compares prices", "Noah is allergic to nuts": the doer, opening the sentence,
+        # is the name (not "This is", nor "Rolo is our rabbit" for who Rolo's vet is).
+        return True
     return _new_name(q, sentence)
 
 

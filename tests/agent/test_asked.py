@@ -462,3 +462,12 @@ def test_how_much_is_asks_a_price_and_how_much_of_a_thing_an_amount() -> None:
 def test_a_clock_time_written_with_a_dot_says_when() -> None:
     assert asked.can_answer("When does the ferry leave?", "The ferry goes at 17.45 from pier 3.")
 
+
+
+def test_who_is_answered_by_the_name_opening_the_sentence() -> None:
+    # The doer of "who is …" as of "who compares …": the name the sentence opens with.
+    assert asked.can_answer("Who is scared of thunder?", "Juno is scared of thunder and hides.")
+    assert asked.can_answer("Who has the spare car key?", "Marek has the spare car key.")
+    # A pronoun or "there" opening it names no one.
+    assert not asked.can_answer("Who is scared of thunder?", "She is scared of thunder.")
+    assert not asked.can_answer("Who is scared of thunder?", "There is thunder forecast.")

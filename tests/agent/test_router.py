@@ -79,3 +79,5 @@ def test_no_labelled_clock_request_reads_as_an_events_time() -> None:
     assert not EVENT_TIME.search("What time do you have?")
     assert EVENT_TIME.search("Which day is she out?")  # her day out, not today
     assert not EVENT_TIME.search("What day is it today?")
+    assert EVENT_TIME.search("When is the school fair?")  # "when" asks when something is
+    assert EVENT_TIME.search("when does the shop open?")
