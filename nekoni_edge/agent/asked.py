@@ -74,6 +74,9 @@ _NOT_ALLOWED = re.compile(r"^(?:what|which)\b.*\b(?:can't|cannot|can not|mustn't
 _RULED_OUT = re.compile(r"n't\b|\b(?:no|not|never|only|cannot|nothing|none|avoid|without|except)"
                         r"\b", re.IGNORECASE)
 _SIZE_QUESTIONS = ("how big", "how large", "how tall", "how wide", "how heavy", "how deep")
+_WEIGHING = frozenset({"weigh", "weighs", "weight"})
+_WEIGHT = re.compile(r"\d\s*(kg|kilos?|kilograms?|g|grams?|lbs?|pounds?|oz|ounces?|stones?|st|"
+                     r"tonnes?)\b|\b(heavy|light)\b", re.IGNORECASE)
 _SIZE = re.compile(r"\d\s*(mm|cm|m|km|in|inch(es)?|ft|feet|foot|litres?|liters?|l|gallons?|kg|g|"
                    r"tonnes?|metres?|meters?|kwh|kw|w|watts?|mah|ah|gb|tb|mb|seats?|berths?)\b|"
                    r"\b(small|large|big|tall|wide|heavy|deep)\b",
@@ -349,6 +352,8 @@ def answer_kind(question: str) -> str:
             ("address", "address" in asked),
             ("when", part is not None),
             ("age", q.startswith("how old")),
+            # "How much does the dog weigh?" asks a weight, not an amount.
+            ("weight", q.startswith("how heavy") or bool(asked & _WEIGHING)),
             ("size", q.startswith(_SIZE_QUESTIONS)),
             ("temperature", q.startswith(_HEAT_QUESTIONS)),
             ("count", q.startswith("how many")),
@@ -372,6 +377,7 @@ _SAYS: dict[str, re.Pattern[str]] = {
     "season": _WHEN, "clock": _CLOCK, "day": _DAY, "money": _CURRENCY, "address": _ADDRESS,
     "past date": _DATE,  # "when did": a year or a date, not a habit
     "when": _WHEN, "age": _AGE, "temperature": _TEMPERATURE,  # "how hot?": not 3 hours 40
+    "weight": _WEIGHT,  # "how much does he weigh?": not "a four-year-old spaniel"
     "amount": _AMOUNT, "duration": _DURATION,  # a length of time, not a day of the week
     "not allowed": _RULED_OUT,  # "what can't go in it?": not the day it is collected
 }

@@ -77,7 +77,8 @@ def leans_on_last_turn(text: str) -> bool:
     Sundays?', 'what should she bring?'); 'and where is the fuse box?' has its own."""
     lowered = text.strip().lower()
     said = words(lowered)
-    if any(w in _LEANING for w in said):
+    # A pronoun counts with its verb joined on: "he's", "she'll", "they're".
+    if any(w in _LEANING or re.split(r"['’]", w)[0] in _LEANING for w in said):
         return True
     subject = content_words(lowered)
     if lowered.startswith(_LEANING_OPENERS):

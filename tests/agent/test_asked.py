@@ -471,3 +471,11 @@ def test_who_is_answered_by_the_name_opening_the_sentence() -> None:
     # A pronoun or "there" opening it names no one.
     assert not asked.can_answer("Who is scared of thunder?", "She is scared of thunder.")
     assert not asked.can_answer("Who is scared of thunder?", "There is thunder forecast.")
+
+
+def test_a_weight_is_answered_by_a_weight_not_by_any_amount() -> None:
+    question = "How much does the cat weigh?"
+    assert asked.answer_kind(question) == "weight"
+    assert asked.can_answer(question, "At her last check she was 4.2 kg.")
+    assert not asked.can_answer(question, "She is a two-year-old tabby with a big appetite.")
+    assert not asked.can_answer(question, "She has one pouch of wet food a day.")

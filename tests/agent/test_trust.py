@@ -36,6 +36,8 @@ def test_the_document_holding_the_questions_words_wins_among_near_ones() -> None
     ("Where is the fuse box?", False), ("When is general waste collected?", False),
     ("And where is the fuse box?", False),  # its own subject
     ("How much is the fee?", True), ("Where is the stopcock kept?", False),
+    ("And what if she's poorly on Sunday?", True),  # a pronoun with its verb joined on
+    ("What do we do when they're away?", True),
 ])
 
 
