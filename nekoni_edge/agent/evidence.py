@@ -302,6 +302,19 @@ def with_antecedent(candidates: Sequence[str], index: int) -> str:
     return sentence
 
 
+def own_subject(candidates: Sequence[str], index: int) -> str:
+    """What a sentence is about for telling its secret: with the sentence before only when
+    that says what its pronoun stands for. One naming its thing again ("The shed is locked
+    with a combination padlock" after "the hose is in the shed") is about that alone, not
+    the garden the sentence before also names."""
+    sentence = candidates[index]
+    if index and _names_again(sentence, candidates[index - 1]) and not (
+            _PRONOUN_OPENING.match(sentence) or _PRONOUN_OBJECT.search(sentence)
+            or candidates[index - 1].endswith("?")):
+        return sentence
+    return with_antecedent(candidates, index)
+
+
 # A pronoun standing for a thing, not a determiner before one: followed by a preposition or a
 # stop ("we have booked this for Tuesday", "do not plug it in"), not a noun ("this season").
 _PRONOUN_OBJECT = re.compile(

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from nekoni_edge.agent import answer, secrets, trust
 from nekoni_edge.agent.asked import lacks, only_where_kept
-from nekoni_edge.agent.evidence import Evidence, pick_evidence, sentences, with_antecedent
+from nekoni_edge.agent.evidence import Evidence, own_subject, pick_evidence, sentences
 from nekoni_edge.agent.router import Embed, Route
 from nekoni_edge.rag.structure import titled
 from nekoni_edge.store.chunks import Hit
@@ -48,13 +48,19 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
             rows += [(h, secrets.hide(c, kinds), cosines[i])
                      for i, c in answer.evidence_candidates(h)]
         candidates = [c for _, c, _ in rows]
+        withheld: set[str] = set()
         if kinds:
             # A secret is told only from a sentence about what the question names: in any
-            # other it stays hidden (the sentences stay, as context for the next one).
-            rows = [row if trust.names_the_subject(question, titled(
-                source, with_antecedent(candidates, i), row[0].heading), kinds)
-                    else (row[0], secrets.hide(row[1]), row[2])
-                    for i, row in enumerate(rows)]
+            # other it stays hidden (the sentences stay, as context for the next one), and
+            # one whose asked secret is hidden answers nothing ("the bike shed padlock:
+            # (not shown)" is no answer to the garden gate's combination).
+            about = [trust.names_the_subject(question, titled(
+                source, own_subject(candidates, i), row[0].heading), kinds)
+                for i, row in enumerate(rows)]
+            withheld = {secrets.hide(row[1]) for row, named in zip(rows, about, strict=True)
+                        if not named and any(s.kind in kinds for s in secrets.find(row[1]))}
+            rows = [row if named else (row[0], secrets.hide(row[1]), row[2])
+                    for row, named in zip(rows, about, strict=True)]
         if not rows:
             continue
         if searched is not None:
@@ -73,6 +79,8 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
         evidence = pick_evidence(question, [c for _, c, _ in rows],
                                        [float(cosine or 0.0) for _, _, cosine in rows],
                                        source, best.heading, [h.heading for h, _, _ in rows])
+        if evidence is not None and any(w in evidence.sentence for w in withheld):
+            continue
         if evidence is not None and not only_where_kept(question, evidence.sentence):
             return evidence
         # "The key safe code is in the home manual": told only when no note says the value.

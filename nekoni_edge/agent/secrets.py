@@ -53,9 +53,11 @@ def find(text: str) -> list[Secret]:
 
 
 def asked(question: str) -> frozenset[str]:
-    """The kinds of secret a question asks for."""
-    return frozenset(_KIND_OF[w] for w in re.findall(r"[a-z]+", question.lower())
-                     if w in _KIND_OF)
+    """The kinds of secret a question asks for: of secret words in a row, the last, which the
+    others qualify ("the account password" asks a password, not the account number)."""
+    said = re.findall(r"[a-z]+", question.lower())
+    return frozenset(_KIND_OF[w] for w, after in zip(said, [*said[1:], ""], strict=True)
+                     if w in _KIND_OF and after not in _KIND_OF)
 
 
 def hide(text: str, keep: frozenset[str] = frozenset()) -> str:

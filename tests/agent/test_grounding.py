@@ -382,3 +382,30 @@ async def test_a_sibling_named_otherwise_is_declined_not_told(
         assert await turn(chat, "When is the club's Halloween party?", "h") == trust.DONT_KNOW
         assert await turn(chat, "When do the under-12s train?", "u") == trust.DONT_KNOW
         assert "6pm" in await turn(chat, "When do the under-10s train?", "t")
+
+
+async def test_a_sentence_whose_asked_secret_is_hidden_answers_nothing(
+        tmp_path: Path, embedder: Any) -> None:
+    # The only combination in the notes is the shed's: for the garden gate's it is hidden,
+    # and a sentence with its value hidden is no answer, told or not.
+    async with household(tmp_path, embedder, {
+        "outside.md": "## Outside\nThe garden hose is in the shed. The shed is locked with a "
+                      "combination padlock: 5093.",
+    }) as box:
+        chat, provider = service(box, [["The combination is 1111."]])
+        reply = await turn(chat, "What is the combination for the garden gate?")
+        assert reply == trust.DONT_KNOW
+        assert provider.prompts == []
+        assert "5093" not in reply
+
+
+async def test_why_asked_of_someone_the_notes_name_is_answered_from_the_notes(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "chat.txt": "Priti: Nana's cataract operation is on Friday 3 May. Priti: She can't "
+                    "drive for a week afterwards because her eye will be covered.",
+    }) as box:
+        chat, provider = service(box, [["Because she is busy."]])
+        reply = await turn(chat, "Why does Nana have to stop driving after the operation?")
+        assert "covered" in reply
+        assert "busy" not in reply

@@ -46,3 +46,12 @@ def test_the_model_never_reads_a_secret_the_question_does_not_ask_for() -> None:
     assert "2291" not in prompt
     assert "Cottage › Arrival:" in prompt  # the note's section says what it is about
     assert "2291" in answer.compose("What's the key box code?", [], [note])
+
+
+def test_a_secret_word_qualifying_another_asks_for_the_last() -> None:
+    # "The bank account password" asks a password: the account number stays hidden.
+    assert secrets.asked("What is the bank account password?") == {"password"}
+    assert secrets.asked("What's the account number?") == {"account"}
+    assert secrets.asked("What's the Wi-Fi password and the gate code?") == {"password", "code"}
+    note = "Pay by transfer to account 55019283, reference INV-4."
+    assert "55019283" not in secrets.hide(note, secrets.asked("What is the account password?"))
