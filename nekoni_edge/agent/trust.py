@@ -40,6 +40,9 @@ COVERAGE_WEIGHT = 0.3
 _LEANING = frozenset("it its it's they them their theirs she her hers he him his that those "
                      "this these there one ones".split())
 _LEANING_OPENERS = ("and ", "what about", "how about", "also ", "then ", "but ", "same for")
+# A question word or a verb opening a turn's own question, after "and" or "but".
+_ASKS_ITSELF = re.compile(r"(what|when|where|who|whose|which|why|how|is|are|was|were|do|does|"
+                          r"did|can|could|will|would|should|has|have|tell|give)\b")
 # What a follow-up adds to the relevance of a note the turn before it showed: a subject kept.
 FOLLOWED = 0.1
 FOLLOW_UP_MAX_WORDS = 4  # a question this short with no subject of its own leans too
@@ -82,7 +85,10 @@ def leans_on_last_turn(text: str) -> bool:
         return True
     subject = content_words(lowered)
     if lowered.startswith(_LEANING_OPENERS):
-        return len(subject) <= 1
+        # "And a half day?", "and for a burst pipe?": a fragment, asking nothing of its own,
+        # is the last question again about another thing; "and where is the fuse box?" asks.
+        rest = lowered.removeprefix(next(o for o in _LEANING_OPENERS if lowered.startswith(o)))
+        return len(subject) <= 1 or not _ASKS_ITSELF.match(rest.strip())
     # "How much is the fee?", "what's the address?": an attribute with no owner of its own.
     return len(subject) <= 1 and (len(said) <= FOLLOW_UP_MAX_WORDS or bool(subject & _OWNED))
 

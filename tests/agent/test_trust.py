@@ -38,6 +38,8 @@ def test_the_document_holding_the_questions_words_wins_among_near_ones() -> None
     ("How much is the fee?", True), ("Where is the stopcock kept?", False),
     ("And what if she's poorly on Sunday?", True),  # a pronoun with its verb joined on
     ("What do we do when they're away?", True),
+    ("And a half day?", True), ("and for a burst pipe?", True),  # fragments: the last again
+    ("And when is the school fair?", False),
 ])
 
 
