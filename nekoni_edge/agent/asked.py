@@ -251,13 +251,21 @@ def lacks(question: str, document: str) -> bool:
 _NUMBERED = re.compile(r"\b([A-Z][a-z]+) (\d+)\b|\b([a-z]+)-(\d+)|\b([A-Za-z]{1,3})(\d+)\b")
 
 
+def numbered_names(question: str) -> list[tuple[str, str]]:
+    """The numbered things a question names, each as its word and its number ("Year 5":
+    ('Year', '5'); "the under-15s": ('under', '15'); "E21": ('E', '21'))."""
+    named = []
+    for found in _NUMBERED.finditer(question.strip()):
+        groups = found.groups()
+        named.append(next((w, n) for w, n in zip(groups[::2], groups[1::2], strict=True) if w))
+    return named
+
+
 def numbered_otherwise(question: str, document: str) -> bool:
     """Whether the question names a numbered thing ("the Year 6 trip", "the under-15s", error
     E9) that the document numbers only otherwise ("Year 4", "under-13s", E1 and E7): then it is
     about another one."""
-    for found in _NUMBERED.finditer(question.strip()):
-        groups = found.groups()
-        word, number = next((w, n) for w, n in zip(groups[::2], groups[1::2], strict=True) if w)
+    for word, number in numbered_names(question):
         if not re.search(rf"\b{word}[ -]?{number}(?!\d)", document, re.IGNORECASE) and \
                 re.search(rf"\b{word}[ -]?\d+", document, re.IGNORECASE):
             return True

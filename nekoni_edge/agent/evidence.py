@@ -21,6 +21,7 @@ from nekoni_edge.agent.asked import (
     can_answer,
     name_stems,
     names,
+    numbered_names,
 )
 from nekoni_edge.agent.trust import SHOW_SEMANTIC
 from nekoni_edge.rag.structure import (
@@ -128,7 +129,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     whose = names(question) & known
     # A number the question states says which sentence, when one holds it ("heated to 60
     # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
-    stated = numbers(question)
+    # (Not the number of a numbered thing the document opens with, "Year 5" of the Year 5
+    # trip's letter: that says which document, as a name does, and no sentence repeats it.)
+    stated = numbers(question) - {number for word, number in numbered_names(question)
+                                  if re.search(rf"\b{word}[ -]?{number}(?!\d)", opening,
+                                               re.IGNORECASE)}
     holds_stated = [bool(stated) and stated <= numbers(
         f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i)}")
         for i in range(len(candidates))]
