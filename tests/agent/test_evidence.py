@@ -393,3 +393,18 @@ def test_a_sentence_holding_the_asked_word_beats_one_drawn_close_by_the_name() -
                              "dog-walks.txt")
     assert evidence is not None
     assert evidence.sentence == sentences[1]
+
+
+def test_a_numbered_thing_the_document_opens_with_does_not_pick_the_sentence() -> None:
+    # "Year 6" is the letter's subject, said in its opening only: the cost sentence answers.
+    candidates = ["Year 6 trip to Hallam Castle. Dear parents,", "The coach leaves at 9am.",
+                  "The cost of the trip is £90, payable on the school app."]
+    evidence = pick_evidence("How much does the Year 6 trip cost?", candidates,
+                             [0.38, 0.25, 0.52], "trip-letter.pdf")
+    assert evidence is not None
+    assert "£90" in evidence.sentence
+    # A number naming one of several things still says which sentence.
+    rows = ["PE days: Year 4 on Mondays.", "PE days: Year 6 on Thursdays."]
+    found = pick_evidence("When does Year 6 have PE?", rows, [0.5, 0.45], "pe.txt")
+    assert found is not None
+    assert "Thursdays" in found.sentence
