@@ -391,6 +391,13 @@ _SAYS: dict[str, re.Pattern[str]] = {
 }
 
 
+def holds_kind(kind: str, text: str) -> bool | None:
+    """Whether a text says a value of an answer kind that one pattern tells (a length of
+    time, a day, a price); None for a kind no pattern tells."""
+    pattern = _SAYS.get(kind)
+    return None if pattern is None else pattern.search(text) is not None
+
+
 def can_answer(question: str, sentence: str, context: str = "", *, close: bool = False,
                about: str = "") -> bool:
     """Whether a sentence has the kind of thing the question asks for (``answer_kind``).

@@ -19,6 +19,7 @@ from nekoni_edge.agent.asked import (
     SPEAKER_LABEL,
     answer_kind,
     can_answer,
+    holds_kind,
     name_stems,
     names,
     numbered_names,
@@ -73,6 +74,7 @@ class Evidence:
     # something of each ("it takes unleaded petrol, and the spare blade is on the shelf").
     parts: tuple[frozenset[str], ...] = ()
     place: str = ""  # for "where": the place phrase's last word, which an answer must say
+    kind: str = ""  # the kind of answer asked for (``answer_kind``): an answer must say one
 
     def as_answer(self) -> str:
         """The evidence told as the answer, with its source."""
@@ -216,7 +218,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     return Evidence(sentence, source, frozenset(content_words(clause or sentence) - beyond),
                     told=told, every_name=_asks_a_name(question),
                     parts=parts if len(parts) > 1 else (),
-                    place=_place_word(clause or sentence, beyond) if where else "")
+                    place=_place_word(clause or sentence, beyond) if where else "",
+                    kind=answer_kind(question))
 
 
 # A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").
@@ -385,6 +388,8 @@ def states(answer: str, evidence: Evidence) -> bool:
     # "the last Thursday of the month" is not "Thursday": which one of them, each said.
     if (evidence.key_words & _WHICH_ONE) - said:
         return False
+    if holds_kind(evidence.kind, evidence.sentence) and not holds_kind(evidence.kind, answer):
+        return False  # "you need the water off the first morning" says not for how long
     if evidence.place and evidence.place not in said:
         return False  # "in the closet behind the bleach" is not "under the kitchen sink"
     if any(not part & said for part in evidence.parts):

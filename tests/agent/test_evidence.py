@@ -408,3 +408,15 @@ def test_a_numbered_thing_the_document_opens_with_does_not_pick_the_sentence() -
     found = pick_evidence("When does Year 6 have PE?", rows, [0.5, 0.45], "pe.txt")
     assert found is not None
     assert "Thursdays" in found.sentence
+
+
+def test_an_answer_must_say_a_value_of_the_kind_asked_for() -> None:
+    # "How long" asks a length of time: most of the sentence's words without it state
+    # nothing of what was asked.
+    candidates = ["The electrician comes on Monday.",
+                  "The power will be off for about two hours on the first morning."]
+    evidence = pick_evidence("How long will the power be off?", candidates, [0.3, 0.6],
+                             "works.txt")
+    assert evidence is not None
+    assert not states("The power will be off on the first morning.", evidence)
+    assert states("About two hours, on the first morning.", evidence)
