@@ -49,12 +49,6 @@ def read_turn(content: str, query: str, hits: Sequence[Hit], *, routed: bool,
     """``content``: the turn as sent; ``query``: what was searched (with the last turn's
     subject when the turn leans on it); ``routed``: a tool answers the turn too."""
     household = trust.about_household(content)
-    if household is False and names(content) and \
-            trust.household_names(content, hits) == names(content):
-        # Asked in the world's form of names the notes use, every one ("why does Grandad need
-        # someone with him?", not "who wrote Harry Potter?" beside a note on Harry): the
-        # documents decide, as for any question naming no one.
-        household = None
     if household is None and secrets.asked(content):
         household = True  # a code, a password, an account: only ever the household's
     general = trust.general_form(content, hits)

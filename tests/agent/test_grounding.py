@@ -399,13 +399,12 @@ async def test_a_sentence_whose_asked_secret_is_hidden_answers_nothing(
         assert "5093" not in reply
 
 
-async def test_why_asked_of_someone_the_notes_name_is_answered_from_the_notes(
+async def test_a_general_question_naming_a_place_a_note_names_is_not_answered_by_the_note(
         tmp_path: Path, embedder: Any) -> None:
     async with household(tmp_path, embedder, {
-        "chat.txt": "Priti: Nana's cataract operation is on Friday 3 May. Priti: She can't "
-                    "drive for a week afterwards because her eye will be covered.",
+        "holidays.md": "## Summer\nTwo weeks in Norway, staying with Ingrid near Bergen.",
     }) as box:
-        chat, provider = service(box, [["Because she is busy."]])
-        reply = await turn(chat, "Why does Nana have to stop driving after the operation?")
-        assert "covered" in reply
-        assert "busy" not in reply
+        chat, _ = service(box, [["The capital of Norway is Oslo."]])
+        reply = await turn(chat, "What is the capital of Norway?")
+        assert reply == "The capital of Norway is Oslo."
+
