@@ -261,12 +261,17 @@ def numbered_names(question: str) -> list[tuple[str, str]]:
     return named
 
 
+def writes_numbered(word: str, number: str, text: str) -> bool:
+    """Whether a text writes a numbered thing ("Year 5", "year-5", "E21"; not "Year 51")."""
+    return re.search(rf"\b{word}[ -]?{number}(?!\d)", text, re.IGNORECASE) is not None
+
+
 def numbered_otherwise(question: str, document: str) -> bool:
     """Whether the question names a numbered thing ("the Year 6 trip", "the under-15s", error
     E9) that the document numbers only otherwise ("Year 4", "under-13s", E1 and E7): then it is
     about another one."""
     for word, number in numbered_names(question):
-        if not re.search(rf"\b{word}[ -]?{number}(?!\d)", document, re.IGNORECASE) and \
+        if not writes_numbered(word, number, document) and \
                 re.search(rf"\b{word}[ -]?\d+", document, re.IGNORECASE):
             return True
     return False
@@ -427,9 +432,9 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     if kind == "name":
         # "He came on Tuesday and replaced the seal": the name is what "he" stands for.
         return _holds_name(question, about or sentence, context)
-    pattern = _SAYS.get(kind)
-    if pattern is not None:
-        return pattern.search(sentence) is not None
+    held = holds_kind(kind, sentence)
+    if held is not None:
+        return held
     check = _CHECKS.get(kind)
     return check(question, sentence, context) if check is not None else True
 

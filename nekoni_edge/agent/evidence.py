@@ -23,6 +23,7 @@ from nekoni_edge.agent.asked import (
     name_stems,
     names,
     numbered_names,
+    writes_numbered,
 )
 from nekoni_edge.agent.trust import SHOW_SEMANTIC
 from nekoni_edge.rag.structure import (
@@ -134,13 +135,13 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # (Not the number of a numbered thing the document opens with, "Year 5" of the Year 5
     # trip's letter: that says which document, as a name does, and no sentence repeats it.)
     stated = numbers(question) - {number for word, number in numbered_names(question)
-                                  if re.search(rf"\b{word}[ -]?{number}(?!\d)", opening,
-                                               re.IGNORECASE)}
+                                  if writes_numbered(word, number, opening)}
     holds_stated = [bool(stated) and stated <= numbers(
         f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i)}")
         for i in range(len(candidates))]
     numbered = any(holds_stated)
-    identifier = answer_kind(question) == "identifier"
+    kind = answer_kind(question)
+    identifier = kind == "identifier"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
@@ -154,7 +155,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
             # O'Brien" for who fitted the light; not "Renewal" before "Dev compares prices").
             # Only a name: a heading's year or day is the whole section's, no answer to when.
             above = _last_heading(headings[index] if index < len(headings) else "", sentence)
-            if not above or answer_kind(question) != "name" or not can_answer(
+            if not above or kind != "name" or not can_answer(
                     question, above, context, close=close, about=above):
                 continue
             candidates[index] = sentence = about = f"{above}: {sentence}"
@@ -219,7 +220,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     told=told, every_name=_asks_a_name(question),
                     parts=parts if len(parts) > 1 else (),
                     place=_place_word(clause or sentence, beyond) if where else "",
-                    kind=answer_kind(question))
+                    kind=kind)
 
 
 # A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").
@@ -301,13 +302,18 @@ def with_antecedent(candidates: Sequence[str], index: int) -> str:
     one for a thing ("we have booked this for Tuesday") after the sentence before it, which
     says what the pronoun is; a reply after its question; any other sentence alone."""
     sentence = candidates[index]
-    if index and (_PRONOUN_OPENING.match(sentence) or _PRONOUN_OBJECT.search(sentence)
-                  or candidates[index - 1].endswith("?")
+    if index and (_leans_on(sentence, candidates[index - 1])
                   or _names_again(sentence, candidates[index - 1])):
-        # ... and a reply after a question (a chat's "Who's doing the music?" "My nephew
-        # Kofi will DJ", an FAQ's answer) is about what was asked.
         return f"{candidates[index - 1]} {sentence}"
     return sentence
+
+
+def _leans_on(sentence: str, before: str) -> bool:
+    """Whether the sentence takes its subject from the one before: a pronoun for a thing, or
+    a reply after a question (a chat's "Who's doing the music?" "My nephew Kofi will DJ", an
+    FAQ's answer is about what was asked)."""
+    return bool(_PRONOUN_OPENING.match(sentence) or _PRONOUN_OBJECT.search(sentence)
+                or before.endswith("?"))
 
 
 def own_subject(candidates: Sequence[str], index: int) -> str:
@@ -316,11 +322,9 @@ def own_subject(candidates: Sequence[str], index: int) -> str:
     with a combination padlock" after "the hose is in the shed") is about that alone, not
     the garden the sentence before also names."""
     sentence = candidates[index]
-    if index and _names_again(sentence, candidates[index - 1]) and not (
-            _PRONOUN_OPENING.match(sentence) or _PRONOUN_OBJECT.search(sentence)
-            or candidates[index - 1].endswith("?")):
-        return sentence
-    return with_antecedent(candidates, index)
+    if index and _leans_on(sentence, candidates[index - 1]):
+        return f"{candidates[index - 1]} {sentence}"
+    return sentence
 
 
 # A pronoun standing for a thing, not a determiner before one: followed by a preposition or a

@@ -57,10 +57,11 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
             about = [trust.names_the_subject(question, titled(
                 source, own_subject(candidates, i), row[0].heading), kinds)
                 for i, row in enumerate(rows)]
-            withheld = {secrets.hide(row[1]) for row, named in zip(rows, about, strict=True)
-                        if not named and any(s.kind in kinds for s in secrets.find(row[1]))}
+            holds_asked = [any(s.kind in kinds for s in secrets.find(c)) for _, c, _ in rows]
             rows = [row if named else (row[0], secrets.hide(row[1]), row[2])
                     for row, named in zip(rows, about, strict=True)]
+            withheld = {c for (_, c, _), named, held in zip(rows, about, holds_asked,
+                                                              strict=True) if held and not named}
         if not rows:
             continue
         if searched is not None:
