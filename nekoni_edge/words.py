@@ -33,8 +33,9 @@ def fold(word: str) -> str:
 
 
 def content_words(text: str) -> set[str]:
-    """Lower-case words that carry meaning (stopwords out; crude plural folding)."""
-    return {fold(w) for w in words(text)} - STOPWORDS
+    """Lower-case words that carry meaning (stopwords out; crude plural folding). A stopword
+    is left out before it is folded too: "does" folds to "doe", "this" to "thi"."""
+    return {fold(w) for w in words(text) if w not in STOPWORDS} - STOPWORDS
 
 
 def search_terms(text: str, limit: int = 16) -> list[str]:

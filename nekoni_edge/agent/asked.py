@@ -177,6 +177,9 @@ _ASKING = frozenset("name called kind type sort".split())
 # call?"): its form is checked (``_has_phone``), and a sentence need not say them ("call the
 # practice on 01632 960 447").
 _PHONING = frozenset("phone telephone mobile ring call".split())
+# A number another word names: "membership number 0192 8834", "account no. 4471 2290".
+_NAMED_NUMBER = re.compile(rf"\b(?!(?:{'|'.join(_PHONING)})\b)[a-z]+ (?:number|no\.)[:\s]+"
+                           rf"{_DIGIT_GROUPS.pattern}", re.IGNORECASE)
 
 
 def _has_phone(sentence: str) -> bool:
@@ -477,7 +480,9 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
     if identifiers & _MEASURES:
         return named  # a measure is said with its name ("a mileage of"), not a code
     if phoned:
-        return _has_phone(sentence)  # "the plumber's phone number": a number to ring
+        # "The plumber's phone number": a number to ring, not one another word names
+        # ("membership number 0192 8834" is the breakdown cover's, whoever it is with).
+        return _has_phone(_NAMED_NUMBER.sub(" ", sentence))
     # "the plot number" is said as "plot 17", "the room number" as "room 12".
     counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)
                if m.group(1) not in STOPWORDS]

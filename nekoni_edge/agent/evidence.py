@@ -211,6 +211,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     told = " ".join(c for i, c in enumerate(candidates) if i in chosen or (
         first <= i <= last and (i < best_index and candidates[i].endswith(";")
                                 or i > best_index and candidates[i - 1].endswith(";"))))
+    # The section's heading is told with it when it holds what the question asks about and
+    # the sentences do not: a letter's heading names the vet's practice, not its sentences.
+    above = _last_heading(headings[best_index] if best_index < len(headings) else "", told)
+    if above and covered(asked, stems(above)) - covered(asked, stems(told)):
+        told = f"{above}: {told}"
     beyond = content_words(question) | HONORIFICS
     clauses = _CLAUSE.split(sentence)
     clause = _answering_clause(clauses, asked)

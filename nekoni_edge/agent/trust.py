@@ -154,12 +154,19 @@ def household_names(question: str, hits: Sequence[Hit]) -> set[str]:
     that one of the retrieved notes uses: the household's people, pets and things. A name
     no note uses ("Wi-Fi" where the notes say "network") says nothing of which note."""
     said = names(question)
-    return said & set().union(*(_words_of(h) for h in hits)) if said else set()
+    return said & set().union(*(_names_of(h) for h in hits)) if said else set()
 
 
-def _words_of(hit: Hit) -> set[str]:
-    """A note's words with its name and heading, possessives as their owner ("Ada's": ada)."""
-    text = f"{document_title(hit.source)} {hit.heading} {hit.content}".lower()
+_CAPITALISED_WORD = re.compile(r"\b[A-Z][\w'’-]*")
+
+
+def _names_of(hit: Hit) -> set[str]:
+    """The words a note can name someone or something by, possessives as their owner ("Ada's":
+    ada): its document's name and heading, and each word its text writes capitalised at least
+    once. A word written only in lower case is no name there: "one biscuit after dinner" is
+    not Biscuit the dog's note."""
+    text = " ".join([document_title(hit.source), hit.heading,
+                     *_CAPITALISED_WORD.findall(hit.content)]).lower()
     return {fold(re.sub(r"['’]s$", "", w)) for w in words(text)}
 
 
@@ -173,14 +180,19 @@ def general_form(question: str, hits: Sequence[Hit] = ()) -> bool:
             _POSSESSIVE.search(text):
         return False
     said = names(text)
-    return not said or not said & set().union(*(_words_of(h) for h in hits))
+    return not said or not said & set().union(*(_names_of(h) for h in hits))
 
 
 def held_whole(question: str, hits: Sequence[Hit]) -> bool:
     """Whether one note holds every word of the question ("who is the librarian?" beside
     the library note): a question of the household's, even when no note is close enough to
-    show."""
-    return any(holds_all(question, h) for h in hits)
+    show; or the notes together do, when it names one of the household's people, pets or
+    things ("how much Metacam does Mango get?" beside the cat's note and the vet's letter)."""
+    if any(holds_all(question, h) for h in hits):
+        return True
+    asked = stems(question)
+    return bool(asked) and bool(household_names(question, hits)) and covered(asked, stems(
+        " ".join(f"{document_title(h.source)} {h.heading} {h.content}" for h in hits))) == asked
 
 
 def holds_all(question: str, hit: Hit) -> bool:
@@ -239,11 +251,16 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
     chosen = [(r, h) for r, h in ranked if h.score >= (
         SHOW_NAMED if h.lexical and asked & stems(document_title(h.source)) and not with_tool
         else floor_words if h.lexical else floor)]
-    # A name the household's documents use ("Tobi", "Pepper") says whose note answers: a note
-    # without it cannot, however close ("what is Tobi's school?" is not Chidi's school note).
+    # A name the household's documents use ("Tobi", "Pepper") says whose note answers: a
+    # document without it cannot, however close ("what is Tobi's school?" is not Chidi's
+    # school note). A document names its subject once for all its sections (the vet's letter
+    # names Biscuit above the section on his medicine).
     used = household_names(question, hits)
     if used:
-        chosen = [(r, h) for r, h in chosen if used <= _words_of(h)]
+        named: dict[str, set[str]] = {}
+        for hit in hits:
+            named.setdefault(hit.source, set()).update(_names_of(hit))
+        chosen = [(r, h) for r, h in chosen if used <= named[h.source]]
     if not chosen:
         return []
     chosen = _as_the_question_names(question, asked, chosen) or chosen

@@ -479,3 +479,13 @@ def test_a_weight_is_answered_by_a_weight_not_by_any_amount() -> None:
     assert asked.can_answer(question, "At her last check she was 4.2 kg.")
     assert not asked.can_answer(question, "She is a two-year-old tabby with a big appetite.")
     assert not asked.can_answer(question, "She has one pouch of wet food a day.")
+
+
+def test_a_number_another_word_names_is_no_phone_number() -> None:
+    question = "What is the AA's phone number?"
+    assert not asked.can_answer(question, "Our cover is with the AA, membership number "
+                                "4410 2297.", "car.md")
+    assert asked.can_answer(question, "Our cover is with the AA; their phone number is "
+                            "0800 887 766.", "car.md")
+    assert asked.can_answer(question, "Our cover is with the AA, membership number 4410 "
+                            "2297; ring them on 0800 887 766.", "car.md")

@@ -420,3 +420,19 @@ def test_an_answer_must_say_a_value_of_the_kind_asked_for() -> None:
     assert evidence is not None
     assert not states("The power will be off on the first morning.", evidence)
     assert states("About two hours, on the first morning.", evidence)
+
+
+def test_a_heading_holding_what_is_asked_is_told_with_the_sentence() -> None:
+    # A letter's heading names the practice; its sentences never do.
+    sentences = ["Sam had a filling in a back tooth on 3 May.",
+                 "He may feel sore for a day or two."]
+    headings = ["BROOKSIDE DENTAL PRACTICE", "BROOKSIDE DENTAL PRACTICE"]
+    letter = pick_evidence("Which dental practice did Sam go to?", sentences, [0.55, 0.30],
+                           "dentist.pdf", headings=headings)
+    assert letter is not None
+    assert letter.as_answer().startswith("BROOKSIDE DENTAL PRACTICE: Sam had a filling")
+    # A heading adding nothing the question asks is not told.
+    sore = pick_evidence("How long will Sam's tooth be sore?", sentences, [0.30, 0.55],
+                         "dentist.pdf", headings=headings)
+    assert sore is not None
+    assert "BROOKSIDE" not in sore.as_answer()

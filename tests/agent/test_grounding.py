@@ -164,7 +164,7 @@ async def test_the_next_document_answers_only_if_it_holds_the_thing_asked_about(
     async with household(tmp_path, embedder, {
         "messages.txt": "Dad: Priya wants to start swimming club on Mondays.\n"
                         "Mum: Fine, she can borrow my goggles.",
-        "piano.txt": "What Priya's activities cost: piano lessons are £25 each.",
+        "piano.txt": "The cost of Priya's activities: piano lessons are £25 each.",
     }) as (db, kb):
         question = "How much does Priya's swimming club cost?"
         shown = trust.shown(question, await kb.search(question))

@@ -213,3 +213,34 @@ def test_a_question_words_contraction_is_no_possessive() -> None:
     assert trust.general_form("How's it going?")
     assert trust.general_form("What's a heat pump?")
     assert not trust.general_form("What's Ben's shoe size?")
+
+
+def test_a_name_said_once_in_a_document_covers_its_every_section() -> None:
+    opening = Hit("a", "operation.md", 0, None, "Pudding (our beagle) had a tooth out on "
+                  "Monday.", 0.30, lexical=2, heading="Pudding's operation")
+    medicine = Hit("a", "operation.md", 1, None, "Give one Loxicom tablet with breakfast for "
+                   "four days.", 0.48, lexical=1, heading="After the operation › Medicine")
+    question = "How many Loxicom tablets does Pudding have?"
+    assert medicine in trust.shown(question, [medicine, opening])
+
+
+def test_a_word_a_note_writes_only_in_lower_case_is_not_its_name() -> None:
+    # "Pudding" the dog is not the children's pudding after tea.
+    tea = Hit("b", "kids.md", 0, None, "The children may have pudding after tea, one each.",
+              0.58, lexical=1, heading="Kids › Food")
+    vet = Hit("a", "vet.md", 0, None, "Pudding may not have bones or chews for a week.", 0.52,
+              lexical=2, heading="After the operation")
+    question = "Can Pudding have a treat?"
+    assert trust.household_names(question, [tea]) == set()
+    assert trust.shown(question, [tea, vet]) == [vet]
+
+
+def test_a_name_and_the_rest_of_a_question_held_by_two_notes_are_the_households() -> None:
+    # The cat's note and the vet's letter: "how much Loxicom does Sooty get?" is no question
+    # about the world, though no one note holds it all.
+    cat = Hit("a", "pets.md", 0, None, "Sooty sleeps in the airing cupboard.", 0.20, lexical=1)
+    vet = Hit("b", "vet.md", 0, None, "Give one Loxicom tablet a day.", 0.30, lexical=2)
+    question = "How much Loxicom does Sooty get?"
+    assert trust.held_whole(question, [cat, vet])
+    assert not trust.held_whole(question, [vet])
+    assert not trust.held_whole("How much Loxicom does a horse get?", [cat, vet])
