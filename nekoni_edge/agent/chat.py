@@ -19,6 +19,7 @@ from typing import Any
 
 from nekoni_edge import policy
 from nekoni_edge.agent import answer, grounding, plan, trust
+from nekoni_edge.agent.asked import names
 from nekoni_edge.agent.echo import EchoCheck
 from nekoni_edge.agent.evidence import Evidence
 from nekoni_edge.agent.fair import FairTurns
@@ -275,9 +276,13 @@ class ChatService:
         window = self._window(session_id)
         query = content
         follows: tuple[str, ...] = ()
+        not_about: frozenset[str] = frozenset()
         if window.last_query and trust.leans_on_last_turn(content):
             query = trust.contextual_query(window.last_query, content)
             follows = window.last_shown
+            if trust.asks_of_a_relative(content):
+                # "And his sister's?": the same thing, not of the one the last turn named.
+                not_about = frozenset(names(window.last_query) - names(content))
         window.last_query = query
         routable = self.router.may_route(content)
         vector, query_vector = await self._embed_request(content, query, routable)
@@ -295,7 +300,8 @@ class ChatService:
         shown = reading.shown
         if evidence is None:
             evidence, shown = await self._document_evidence(
-                content, query, vector, query_vector, hits, reading, routed=bool(routes))
+                content, query, vector, query_vector, hits, reading, routed=bool(routes),
+                not_about=not_about)
         window.last_shown = tuple(h.source for h in shown)
         turn_plan = plan.plan_answer(content, reading, shown, evidence, routed=bool(routes))
         shown = turn_plan.shown
@@ -326,7 +332,8 @@ class ChatService:
     async def _document_evidence(
             self, content: str, query: str, vector: Sequence[float] | None,
             query_vector: Sequence[float] | None, hits: list[Hit], reading: plan.Reading,
-            *, routed: bool) -> tuple[Evidence | None, list[Hit]]:
+            *, routed: bool, not_about: frozenset[str] = frozenset()
+    ) -> tuple[Evidence | None, list[Hit]]:
         """The sentence of a shown note that answers the turn, and the notes shown with it."""
         shown = reading.shown
         if not shown or reading.missing:
@@ -335,7 +342,8 @@ class ChatService:
         # document, its question picks within it.
         found = await grounding.find_evidence(
             content, vector or query_vector, shown, self._embed, hits,
-            searched=query_vector if query != content and vector is not None else None)
+            searched=query_vector if query != content and vector is not None else None,
+            not_about=not_about)
         near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
             found is None and reading.specific and not routed else []
         if near and (nearer := await grounding.find_evidence(

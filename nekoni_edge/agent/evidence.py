@@ -111,12 +111,14 @@ _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 
 
 def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
-                  source: str, heading: str = "", headings: Sequence[str] = ()
-                  ) -> Evidence | None:
+                  source: str, heading: str = "", headings: Sequence[str] = (),
+                  not_about: frozenset[str] = frozenset()) -> Evidence | None:
     """The candidate that can answer the question and is closest to it by meaning and
     shared words, with what it adds to the question; None when none can. ``headings``: each
     candidate's section heading, which answers with it when the sentence alone cannot ("Fitted
-    the outside light in Oct." under "Electrician - M. J. O'Brien")."""
+    the outside light in Oct." under "Electrician - M. J. O'Brien"). ``not_about``: names a
+    sentence must not be about (a follow-up asking of the last turn's subject's sister is not
+    answered by the subject's own sentence)."""
     candidates = list(candidates)
     # Names and the document's own name say which document, not which of its sentences; a
     # day or a month says which sentence, as a number does ("who hosts in January?").
@@ -162,7 +164,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         if not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])) or \
-                _someone_elses(whose, about, sentence, known):
+                _someone_elses(whose, about, sentence, known) or \
+                not_about & {fold(w.lower()) for w in CAPITALISED.findall(about)}:
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here"), a clause its sentence's ("an engineer will

@@ -93,6 +93,18 @@ def leans_on_last_turn(text: str) -> bool:
     return len(subject) <= 1 and (len(said) <= FOLLOW_UP_MAX_WORDS or bool(subject & _OWNED))
 
 
+# People named by their relation to someone ("his sister", "her dad"). English only.
+_RELATIVE = re.compile(r"\b(?:his|her|their)\s+(?:[a-z]+\s+)?(?:sister|brother|mum|mom|dad|"
+                       r"mother|father|wife|husband|partner|son|daughter|grandma|grandad|"
+                       r"grandpa|granny|nan|aunt|uncle|cousin|friend)s?\b", re.IGNORECASE)
+
+
+def asks_of_a_relative(text: str) -> bool:
+    """Whether a follow-up asks about someone the last turn's subject is related to ("and his
+    sister's bedtime?"): the same thing, of another person than the one the last turn named."""
+    return _RELATIVE.search(text) is not None
+
+
 def contextual_query(previous: str, text: str) -> str:
     """What a leaning turn is searched with: the last turn's subject, then its own words."""
     return f"{previous.strip()} {text.strip()}"

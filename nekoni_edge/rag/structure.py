@@ -218,12 +218,14 @@ def is_markdown(filename: str) -> bool:
 ABBREVIATIONS = ("Mr", "Mrs", "Ms", "Dr", "Prof", "St", "No", "no", "e.g", "i.e")
 INITIAL = r"(?<!\b[A-Z]\.)"
 _SPLIT = re.compile("".join(rf"(?<!\b{re.escape(a)}\.)" for a in ABBREVIATIONS)
-                    + INITIAL + r"(?<=[.!?;])\s+")
+                    + INITIAL + r"(?:(?<=[.!?])\s+(?![a-z])|(?<=;)\s+)")
 
 
 def split_sentences(text: str) -> list[str]:
     """Split at sentence ends ('.', '!', '?', ';') followed by a space, and at line breaks:
-    a stored passage (sentence, list item, table row) is one line. The unit evidence is
+    not before a word in lower case, which goes on with the same sentence ("it is real! a
+    6ft fir from Hollins Farm"), except after a semicolon, which ends a clause of its own. A
+    stored passage (sentence, list item, table row) is one line. The unit evidence is
     picked from, and embedded at ingest."""
     return [s.strip() for line in text.split("\n") for s in _SPLIT.split(line) if s.strip()]
 

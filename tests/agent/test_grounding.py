@@ -408,3 +408,24 @@ async def test_a_general_question_naming_a_place_a_note_names_is_not_answered_by
         reply = await turn(chat, "What is the capital of Norway?")
         assert reply == "The capital of Norway is Oslo."
 
+
+
+async def test_a_follow_up_about_a_relative_is_not_told_the_last_subjects_sentence(
+        tmp_path: Path, embedder: Any) -> None:
+    # "And his brother's?" asks the same of someone else: the last turn's subject's own
+    # sentence, closest to the follow-up by the words it was searched with, answers nothing.
+    async with household(tmp_path, embedder, {
+        "swimming.md": "# Swimming\n\n- Noah (10): lessons on Mondays at 5pm.\n"
+                       "- Kit (6): lessons on Wednesdays at 4.15pm.\n",
+    }) as box:
+        chat, _ = service(box, [["Noah swims on Mondays at 5pm."], ["On Mondays."]])
+        assert "Mondays" in await turn(chat, "When does Noah have his swimming lesson?")
+        reply = await turn(chat, "And his little brother's lesson?")
+        assert "Wednesdays" in reply
+        assert "Mondays" not in reply
+
+
+def test_a_relative_of_the_last_subject_is_asked_about() -> None:
+    assert trust.asks_of_a_relative("And his little brother's?")
+    assert trust.asks_of_a_relative("what about their mum?")
+    assert not trust.asks_of_a_relative("And when does he finish?")

@@ -149,3 +149,13 @@ def test_a_persons_line_heads_their_details() -> None:
                 "Mobile: 07700 900 123.\nFixed the bath tap in March."),
         Section("Vet - Dr. A. Moreau, Hill Lane", "Open until 7pm on weekdays."),
     ]
+
+
+def test_a_word_in_lower_case_after_a_full_stop_goes_on_with_the_sentence() -> None:
+    # A chat message written fast: "a 6ft fir" cut from "it is real!" loses what it is.
+    assert split_sentences("Mum: it is real! a 6ft fir from Lane Farm.") == [
+        "Mum: it is real! a 6ft fir from Lane Farm."]
+    assert split_sentences("It is real! A 6ft fir. Delivered Friday.") == [
+        "It is real!", "A 6ft fir.", "Delivered Friday."]
+    assert split_sentences("Water in the evenings; the tap is by the gate.") == [
+        "Water in the evenings;", "the tap is by the gate."]
