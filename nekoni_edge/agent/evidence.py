@@ -143,6 +143,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         for i in range(len(candidates))]
     numbered = any(holds_stated)
     kind = answer_kind(question)
+    author = _author(candidates) if kind == "name" else ""
+    signed: set[int] = set()  # the sentences whose "I" is the author's
     identifier = kind == "identifier"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
@@ -150,6 +152,12 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         about = with_antecedent(candidates, index)
         if numbered and not holds_stated[index]:
             continue
+        if author and _IN_FIRST_PERSON.search(sentence) and \
+                author.split()[0] not in about:
+            # A letter's "I" is whoever signed it: "I'm happy to split the cost" answers who
+            # is splitting it with the name of Graham, who wrote the email.
+            about = f"{author}: {about}"
+            signed.add(index)
         context = f"{opening} {about}"
         close = cosine >= SHOW_SEMANTIC
         if not can_answer(question, sentence, context, close=close, about=about):
@@ -214,6 +222,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     told = " ".join(c for i, c in enumerate(candidates) if i in chosen or (
         first <= i <= last and (i < best_index and candidates[i].endswith(";")
                                 or i > best_index and candidates[i - 1].endswith(";"))))
+    if best_index in signed:
+        told = f"{author}: {told}"
     # The section's heading is told with it when it holds what the question asks about and
     # the sentences do not: a letter's heading names the vet's practice, not its sentences.
     above = _last_heading(headings[best_index] if best_index < len(headings) else "", told)
@@ -249,6 +259,34 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) 
         return bool(whose - held) and bool(held & known - whose)
     said = {fold(w.lower()) for w in _SUBJECT.findall(sentence)}
     return bool(said & known - whose)
+
+
+_IN_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my)\b")
+# A letter's sender: its "From:" line, or the name under its sign-off ("Best wishes,").
+_FROM = re.compile(r"^From:\s*((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*){0,3})",
+                   re.IGNORECASE)
+_SIGN_OFF = re.compile(r"^(?:best wishes|kind regards|best regards|regards|many thanks|"
+                       r"thanks|thank you|cheers|love|yours sincerely|yours faithfully|yours|"
+                       r"all the best|best|warm wishes),?\s*", re.IGNORECASE)
+_SIGNATURE = re.compile(r"^(?:(?:Mr|Mrs|Ms|Miss|Dr)\.? )?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}\.?$")
+
+
+def _author(candidates: Sequence[str]) -> str:
+    """Who wrote a letter or an email: the name on its "From:" line, or under (or beside) its
+    sign-off; '' for a note signed by no one."""
+    for index, candidate in enumerate(candidates):
+        sender = _FROM.match(candidate)
+        if sender is not None:
+            return sender.group(1).rstrip(".")
+        signed = _SIGN_OFF.match(candidate)
+        if signed is None:
+            continue
+        rest = candidate[signed.end():].strip()
+        if not rest and index + 1 < len(candidates):
+            rest = candidates[index + 1].strip()
+        if rest and _SIGNATURE.match(rest):
+            return rest.rstrip(".")
+    return ""
 
 
 def _word_pairs(text: str) -> set[tuple[str, str]]:

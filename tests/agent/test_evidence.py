@@ -436,3 +436,22 @@ def test_a_heading_holding_what_is_asked_is_told_with_the_sentence() -> None:
                          "dentist.pdf", headings=headings)
     assert sore is not None
     assert "BROOKSIDE" not in sore.as_answer()
+
+
+def test_a_letters_i_is_the_one_who_signed_it() -> None:
+    email = ["From: Dana Whitlock.", "Subject: the hedge.", "Hi both,",
+             "I'm happy to trim the hedge on our side in May.", "Cheers, Dana"]
+    cosines = [0.20, 0.40, 0.10, 0.65, 0.15]
+    found = pick_evidence("Who is trimming the hedge?", email, cosines, "hedge-email.txt")
+    assert found is not None
+    assert found.as_answer().startswith("Dana Whitlock: I'm happy to trim the hedge")
+    # Signed under the sign-off, on a line of its own.
+    letter = ["Dear Mr Cole,", "I will mark Sam's essay by Friday.", "Best wishes,",
+              "Ruth Ansell"]
+    found = pick_evidence("Who is marking Sam's essay?", letter, [0.1, 0.7, 0.1, 0.2],
+                          "letter.txt")
+    assert found is not None
+    assert "Ruth Ansell" in found.as_answer()
+    # A note signed by no one says no name for its "I".
+    note = ["I'm happy to trim the hedge on our side in May."]
+    assert pick_evidence("Who is trimming the hedge?", note, [0.65], "hedge.txt") is None
