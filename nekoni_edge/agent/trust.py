@@ -185,14 +185,19 @@ def _names_of(hit: Hit) -> set[str]:
 def general_form(question: str, hits: Sequence[Hit] = ()) -> bool:
     """Asked about things in general ("how long do hamsters live?", "what does a filling loop
     do?"): no first person, no 'the', no possessive and no name the retrieved notes use
-    ("in Celsius" names no one of the household). Such a question that no document answers
-    is the model's, not a refusal."""
+    ("in Celsius" names no one of the household), nor a code a note writes ("fault F75" of
+    the boiler's guide). Such a question that no document answers is the model's, not a
+    refusal."""
     text = question.strip()
     if set(words(text)) & (_FIRST_PERSON | _DETERMINERS | _ASKER) or \
             _POSSESSIVE.search(text):
         return False
-    said = names(text)
+    said = names(text) | {code.lower() for code in _CODE_NAME.findall(text)}
     return not said or not said & set().union(*(_names_of(h) for h in hits))
+
+
+# A code naming one thing among its kind: a fault "F75", a form "P60", a road "M25".
+_CODE_NAME = re.compile(r"\b[A-Z]{1,3}\d{1,4}\b")
 
 
 def held_whole(question: str, hits: Sequence[Hit]) -> bool:

@@ -244,3 +244,11 @@ def test_a_name_and_the_rest_of_a_question_held_by_two_notes_are_the_households(
     assert trust.held_whole(question, [cat, vet])
     assert not trust.held_whole(question, [vet])
     assert not trust.held_whole("How much Loxicom does a horse get?", [cat, vet])
+
+
+def test_a_code_a_note_writes_makes_a_question_the_households() -> None:
+    guide = Hit("d", "heat-pump.pdf", 0, None, "E41 - fan blocked: clear the leaves.", 0.43,
+                lexical=1)
+    other = Hit("e", "kitchen.md", 0, None, "The oven takes twenty minutes to heat.", 0.10)
+    assert not trust.general_form("How much is a repair for error E41?", [guide])
+    assert trust.general_form("How much is a repair for error E41?", [other])
