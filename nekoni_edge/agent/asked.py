@@ -51,8 +51,8 @@ _WHEN = re.compile(rf"\b(\d{{1,2}}([:.]\d\d)?\s?(am|pm)|\d{{1,2}}[:.]\d\d\b|"
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
                    r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
                    r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday|"
-                   r"breakfast|lunch|dinner|supper|bedtime|before|after)",
-                   re.IGNORECASE)
+                   r"breakfast|lunch|dinner|supper|bedtime|before|after)s?\b",
+                   re.IGNORECASE)  # (whole words: "Maya" holds no May, "daylight" no day)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
 _DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})\b|"
@@ -110,15 +110,18 @@ def spelled_out(text: str) -> str:
     """The text with its shortened days and months written whole ("Tues 12 Jan" is "tuesday
     12 january")."""
     return _SHORTENED.sub(lambda m: _SHORT[m.group(1).lower()], text)
-_AMOUNT = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|half|dozen)\b",
-                     re.IGNORECASE)
+# Numbers in words, as a household writes them ("thirty minutes", "twenty-five pounds").
+_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+                 "fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+                 "fifty|sixty|seventy|eighty|ninety|hundred")
+_AMOUNT = re.compile(rf"\d|\b({_NUMBER_WORDS}|half|dozen)\b", re.IGNORECASE)
 
 
 _MEASURES = frozenset({"mileage", "size"})
 # A measure is also said by its unit ("due at 60,200 miles" gives a mileage).
 _MEASURE_UNITS = {"mileage": frozenset({"mile", "miles"})}
 # "three working days", "two full weeks": a word may stand between the number and its unit.
-_DURATION = re.compile(r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+_DURATION = re.compile(rf"\b(\d+|a|an|(?:{_NUMBER_WORDS})(?:-(?:{_NUMBER_WORDS}))?|"
                        r"few|several|half an?)\s*-?\s*(?:[a-z]+\s+)?(years?|months?|weeks?|days?|"
                        r"hours?|hrs?|minutes?|mins?|seconds?|nights?)\b|\buntil\b|\bovernight\b",
                        re.I)
@@ -563,8 +566,11 @@ def _holds_kind(question: str, sentence: str, context: str) -> bool:
 
 def _holds_named_thing(question: str, sentence: str, context: str) -> bool:
     # "What belt is Leo?", "which rack is the canoe on?": the thing asked for is named where
-    # it is told (the karate class's day says nothing of a belt).
-    return fold(_which_thing(question.strip().lower()))[:STEM] in stems(sentence)
+    # it is told (the karate class's day says nothing of a belt); or the document is about
+    # that thing and the sentence names one ("Dr Lindgren" in the dentist's letter).
+    thing = fold(_which_thing(question.strip().lower()))[:STEM]
+    return thing in stems(sentence) or (
+        thing in stems(context) and _new_name(question.strip().lower(), sentence))
 
 
 def _holds_part_of_name(question: str, sentence: str, context: str) -> bool:

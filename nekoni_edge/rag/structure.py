@@ -34,6 +34,9 @@ _STAMPED = re.compile(r"^\s*(?:\[[^\]]{3,40}\]|\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b
 # A form's or a message's field line: a short capitalised label, a colon, its value
 # ("Patient: Pepper (cat)", "Subject: Re: boiler", "Omar: I'll pick him up").
 _FIELD = re.compile(r"^[A-Z][\w'’()-]*(?: [\w'’()-]+){0,2}: \S")
+# A field line that is running text cut mid-sentence by the wrap: a sentence ends inside it
+# and it does not end as one ("Kids: Maya and Femi. Maya has drama on⏎Thursdays.").
+_RUNS_ON = re.compile(r"[.!?;]\s+\S.*[^.!?:;…\"”)]$")
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word cut at a line's end: "compart-"
 _BROKEN = re.compile(r"[^\W_]-$")  # any word or number broken after its hyphen: "0800-"
 
@@ -64,11 +67,11 @@ def _cells(line: str) -> list[str]:
 
 def _looks_like_heading(line: str, previous: str, following: str) -> bool:
     """A short line with no sentence end, after a sentence's end (or nothing) and before a
-    line opening with a capital letter: a heading in text without markup."""
+    line opening with a capital letter or a digit: a heading in text without markup."""
     words = [w for w in line.split() if any(c.isalnum() for c in w)]  # not " - "
     return (0 < len(words) <= HEADING_MAX_WORDS and not line.endswith(_SENTENCE_END + (",", "-"))
             and (not previous or previous.endswith(_SENTENCE_END))
-            and following[:1].isupper())
+            and (following[:1].isupper() or following[:1].isdigit()))  # "12 Quay Street"
 
 
 class _Builder:
@@ -178,7 +181,8 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             else:
                 out.add_passage(", ".join(c for c in cells if c))
             continue
-        if out.in_field and line[:1].isupper():
+        if out.in_field and line[:1].isupper() and not (
+                _FIELD.match(line) is None and _RUNS_ON.search(out.paragraph)):
             out.end_paragraph()  # the next field, or running text after the form's fields
         if not out.paragraph and _FIELD.match(line) and not _LIST_ITEM.match(line):
             out.start_item(plain(line) if markdown else line)

@@ -489,3 +489,24 @@ def test_a_number_another_word_names_is_no_phone_number() -> None:
                             "0800 887 766.", "car.md")
     assert asked.can_answer(question, "Our cover is with the AA, membership number 4410 "
                             "2297; ring them on 0800 887 766.", "car.md")
+
+
+def test_a_name_holding_a_months_letters_says_no_month() -> None:
+    question = "When is Mayla's eye test?"
+    assert not asked.can_answer(question, "As Mayla is under 16 the test is free.", "optician")
+    assert asked.can_answer(question, "Mayla's eye test is on 3 May at 9am.", "optician")
+    assert asked.can_answer("When is swimming?", "Swimming is on Mondays.", "clubs")
+
+
+def test_a_length_of_time_in_words_is_one() -> None:
+    question = "How long does the MOT take?"
+    assert asked.can_answer(question, "The test should take about forty minutes.", "garage")
+    assert asked.can_answer(question, "It takes twenty-five minutes.", "garage")
+    assert not asked.can_answer(question, "The garage is on Mill Road.", "garage")
+
+
+def test_a_document_about_the_thing_asked_names_one_in_a_sentence() -> None:
+    question = "Which optician is Sam seeing?"
+    sentence = "This confirms Sam's appointment with Ms Okafor on 3 June."
+    assert asked.can_answer(question, sentence, "optician letter")
+    assert not asked.can_answer(question, sentence, "school letter")

@@ -159,3 +159,22 @@ def test_a_word_in_lower_case_after_a_full_stop_goes_on_with_the_sentence() -> N
         "It is real!", "A 6ft fir.", "Delivered Friday."]
     assert split_sentences("Water in the evenings; the tap is by the gate.") == [
         "Water in the evenings;", "the tap is by the gate."]
+
+
+def test_a_labelled_line_of_running_text_goes_on_over_its_wrap() -> None:
+    text = ("Kids: Noor (9) and Sami (6). Noor has swimming on\n"
+            "Mondays and Sami has judo on Thursdays.\n")
+    assert sections(text, markdown=True)[0].text == (
+        "Kids: Noor (9) and Sami (6). Noor has swimming on Mondays and Sami has judo on "
+        "Thursdays.")
+    # Fields of a form stay one a line.
+    form = "Patient: Pepper (cat)\nVet: Dr Shah\n"
+    assert sections(form)[0].text == "Patient: Pepper (cat)\nVet: Dr Shah."
+
+
+def test_a_letterhead_over_an_address_is_a_heading() -> None:
+    text = ("BRIGHTSMILE DENTAL\n12 Harbour Road, Portlow\nDear Mr Cole,\n"
+            "Your appointment is on 3 June at 9am.\n")
+    found = sections(text)
+    assert found[0].heading.startswith("BRIGHTSMILE DENTAL")
+    assert "BRIGHTSMILE" not in found[0].text
