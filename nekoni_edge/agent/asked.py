@@ -195,7 +195,8 @@ def _plain_stems(question: str) -> set[str]:
             if not w.isdigit()} - name_stems(question)
 _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged", "spend",
                     "spent"})
-_CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd)\b",
+# Money, or none: "free of charge" is what a thing costs too.
+_CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd|free)\b",
                        re.IGNORECASE)
 # "what's", "it's" and the like are "… is", never a possession (any case: "How's it going?").
 NOT_A_POSSESSIVE = r"(?!(?i:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"

@@ -98,7 +98,7 @@ def plan_answer(content: str, reading: Reading, shown: list[Hit], evidence: Evid
     # the answer were nonsense in 9 of 10 such turns on the sets ("Mum is sleeping in the car").
     decline = evidence is None and not routed and reading.asks and bool(
         (household and not shown) or reading.missing or (shown and not reading.gist))
-    if decline and household is None and reading.general:
+    if decline and household is None and reading.worldly:
         # About things in general, and no document answers it: the model's, without the notes
         # that do not ("how long do hamsters live?" is not about Nibbles).
         decline, shown, household = False, [], False

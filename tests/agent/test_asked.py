@@ -510,3 +510,9 @@ def test_a_document_about_the_thing_asked_names_one_in_a_sentence() -> None:
     sentence = "This confirms Sam's appointment with Ms Okafor on 3 June."
     assert asked.can_answer(question, sentence, "optician letter")
     assert not asked.can_answer(question, sentence, "school letter")
+
+
+def test_free_is_what_a_thing_costs() -> None:
+    question = "How much does the eye test cost?"
+    assert asked.can_answer(question, "As Sam is under 16 the eye test is free.", "optician")
+    assert not asked.can_answer(question, "The eye test takes twenty minutes.", "optician")

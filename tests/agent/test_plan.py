@@ -105,3 +105,14 @@ def test_asking_what_a_note_says_goes_to_the_model_with_the_note() -> None:
         decided = plan.plan_answer(question, reading, reading.shown, None, routed=False)
         assert not decided.decline
         assert decided.shown == [GARAGE]
+
+
+def test_a_follow_up_in_general_form_with_no_evidence_is_declined_not_the_models() -> None:
+    # "And does it cost anything?" after the tyre pump: in general form, but leaning on the
+    # last turn's note, which says nothing of a cost; the model's words were nonsense there.
+    question = "And does it cost anything?"
+    query = f"Where is the tyre pump? {question}"
+    reading = plan.read_turn(question, query, [GARAGE], routed=False)
+    assert reading.general
+    assert reading.shown == [GARAGE]
+    assert plan.plan_answer(question, reading, reading.shown, None, routed=False).decline
