@@ -53,6 +53,10 @@ _WHEN = re.compile(rf"\b(\d{{1,2}}([:.]\d\d)?\s?(am|pm)|\d{{1,2}}[:.]\d\d\b|"
                    r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday|"
                    r"breakfast|lunch|dinner|supper|bedtime|before|after)s?\b",
                    re.IGNORECASE)  # (whole words: "Maya" holds no May, "daylight" no day)
+# A question for when something starts, and a clock time said as when it ends. English only.
+_ASKS_A_START = re.compile(r"\b(open|opens|start|starts|begin|begins|leave|leaves|depart|"
+                           r"departs)\b")
+_UNTIL = re.compile(r"\b(until|till|til)\s*$", re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
 _DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})\b|"
@@ -439,6 +443,10 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     if kind == "name":
         # "He came on Tuesday and replaced the seal": the name is what "he" stands for.
         return _holds_name(question, about or sentence, context)
+    if kind == "clock" and _ASKS_A_START.search(q):
+        # "What time does the shop open?": a time the sentence says it lasts until ("open
+        # until 9pm") is when it ends, no answer to when it starts.
+        return any(not _UNTIL.search(sentence[:m.start()]) for m in _CLOCK.finditer(sentence))
     held = holds_kind(kind, sentence)
     if held is not None:
         return held

@@ -516,3 +516,12 @@ def test_free_is_what_a_thing_costs() -> None:
     question = "How much does the eye test cost?"
     assert asked.can_answer(question, "As Sam is under 16 the eye test is free.", "optician")
     assert not asked.can_answer(question, "The eye test takes twenty minutes.", "optician")
+
+
+def test_a_time_something_lasts_until_is_no_time_it_starts() -> None:
+    assert not asked.can_answer("What time does the library open on Saturdays?",
+                                "The library is open until 5pm on Saturdays.", "library")
+    assert asked.can_answer("What time does the library open on Saturdays?",
+                            "On Saturdays the library is open from 9am until 5pm.", "library")
+    assert asked.can_answer("What time does the library close on Saturdays?",
+                            "The library is open until 5pm on Saturdays.", "library")
