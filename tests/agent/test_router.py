@@ -81,3 +81,4 @@ def test_no_labelled_clock_request_reads_as_an_events_time() -> None:
     assert not EVENT_TIME.search("What day is it today?")
     assert EVENT_TIME.search("When is the school fair?")  # "when" asks when something is
     assert EVENT_TIME.search("when does the shop open?")
+    assert EVENT_TIME.search("And what hours is it?")  # a session's hours, a span
