@@ -6,6 +6,7 @@ from __future__ import annotations
 from enum import Enum
 
 from nekoni_edge.agent import secrets, trust
+from nekoni_edge.agent.asked import holds_kind
 from nekoni_edge.agent.echo import OPENING_WORDS, EchoCheck
 from nekoni_edge.agent.evidence import (
     Evidence,
@@ -175,13 +176,17 @@ class CheckedAnswer:
     """
 
     def __init__(self, echo: EchoCheck, evidence: Evidence | None = None,
-                 sources: tuple[str, ...] = (), *, strict: bool = False) -> None:
+                 sources: tuple[str, ...] = (), *, strict: bool = False,
+                 kind: str = "") -> None:
         """``strict``: a question about the household with nothing to ground it: a number
-        none of ``sources`` holds is an invented value (the answer stops before it)."""
+        none of ``sources`` holds is an invented value (the answer stops before it), and so
+        is a value of the ``kind`` of answer asked for (``asked.answer_kind``: "at the end of
+        every year" for when the boiler is serviced) where no source says one."""
         self._echo = echo
         self.evidence = evidence
         self._sources = sources
         self._strict = strict
+        self._kind = kind if strict and not any(holds_kind(kind, s) for s in sources) else ""
         self.gate = PieceGate()
         self.reset()
 
@@ -223,11 +228,12 @@ class CheckedAnswer:
         if self._strict:
             # Whole sentences, each without a number no source holds: the answer ends before
             # the first that has one (and is not sent at all when that is the first).
-            if unsupported_numbers(self._held, *self._sources):
+            end = len(self._held) if final else _last_sentence_end(self._held)
+            if unsupported_numbers(self._held, *self._sources) or (
+                    self._kind and holds_kind(self._kind, self._held[:end])):
                 self.complete = True
                 self.verdict = Verdict.OK if self.sent else Verdict.MISSED
                 return ""
-            end = len(self._held) if final else _last_sentence_end(self._held)
             if end <= 0 or self._echo.find(self.sent + self._held[:end]):
                 if end > 0:
                     self.verdict = Verdict.ECHO if not self.sent else Verdict.OK

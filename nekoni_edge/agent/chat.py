@@ -19,7 +19,7 @@ from typing import Any
 
 from nekoni_edge import policy
 from nekoni_edge.agent import answer, grounding, plan, trust
-from nekoni_edge.agent.asked import names
+from nekoni_edge.agent.asked import answer_kind, names
 from nekoni_edge.agent.echo import EchoCheck
 from nekoni_edge.agent.evidence import Evidence
 from nekoni_edge.agent.fair import FairTurns
@@ -317,7 +317,7 @@ class ChatService:
             context = await self.build_context(session_id, message, stats.new_prompt)
             check = answer.CheckedAnswer(self._echo, evidence, (
                 content, *facts, *(answer.support(h) for h in shown)),
-                strict=turn_plan.strict)
+                strict=turn_plan.strict, kind=answer_kind(content))
             async for piece in self._answer(session_id, context, check, stats, parent):
                 yield piece
             if not check.sent:

@@ -187,3 +187,19 @@ def test_a_grounded_answer_that_wanders_is_given_up_early() -> None:
             break
     assert check.verdict is answer.Verdict.MISSED
     assert len(taken) < 100
+
+
+def test_a_strict_answer_stops_before_a_value_of_the_kind_asked_that_no_source_says() -> None:
+    # "When is the boiler serviced?" with no note: "every year" is an invented when.
+    question = "When is the water softener refilled?"
+    check = answer.CheckedAnswer(ECHO, None, (question,), strict=True, kind="when")
+    assert stream(check, ["It", " is", " refilled", " every", " month", "."]) == ""
+    assert check.verdict is answer.Verdict.MISSED
+    # A note that says a when lets the model's words through to be read.
+    noted = answer.CheckedAnswer(ECHO, None, (question, "The salt is added in spring."),
+                                 strict=True, kind="when")
+    assert stream(noted, ["It", " is", " refilled", " in", " spring", "."]) == \
+        "It is refilled in spring."
+    # Not strict (a question about the world): the model's words stand.
+    world = answer.CheckedAnswer(ECHO, None, ("When do swallows migrate?",), kind="when")
+    assert stream(world, ["They", " leave", " in", " autumn", "."]) == "They leave in autumn."
