@@ -16,7 +16,7 @@ from typing import Any
 
 from nekoni_edge.agent.tools import Tool, ToolError, ToolRegistry
 from nekoni_edge.memory import meminfo
-from nekoni_edge.words import fold
+from nekoni_edge.words import fold, words
 
 _STARTED = time.monotonic()
 
@@ -50,10 +50,11 @@ STATUS_CUES = frozenset(fold(w) for w in (
 # "what date is the party?", "when is sports day?": an event's time or day, which a note may
 # hold; the clock answers "what time is it?", "what time do you have?" and "what day is it
 # today?" ("when" never asks the clock: it asks when something is; nor "hours", a span: "and
-# what hours is it?" of the nursery's morning session).
+# what hours is it?" of the nursery's morning session; nor "how many weeks are in a year?").
 EVENT_TIME = re.compile(r"\b(?:what|which) (?:time|day|date) (?:(?:does|do|did|will|should|"
                         r"shall|can) (?!you\b)|(?:is|are|was|were) (?!it\b|today\b|"
-                        r"tomorrow\b|now\b))|^\s*when\b|\bhours\b", re.IGNORECASE)
+                        r"tomorrow\b|now\b))|^\s*when\b|\bhours\b|^\s*how many\b",
+                        re.IGNORECASE)
 
 
 @functools.cache
@@ -88,6 +89,15 @@ async def get_time(args: dict[str, Any]) -> dict[str, Any]:
     return {"iso": now.isoformat(timespec="seconds"), "timezone": name or now.tzname(),
             "weekday": now.strftime("%A"), "date": now.date().isoformat(),
             "time": now.strftime("%H:%M")}
+
+
+def time_essential(result: dict[str, Any], request: str) -> str:
+    """What an answer must say of the clock's result: the weekday for what day or date it is
+    ("The box is set for 23:25 UTC" does not say it is Sunday), else the time."""
+    asked = {fold(w) for w in words(request)}
+    if asked & {"day", "weekday", "date"} and "time" not in asked:
+        return str(result["weekday"])
+    return str(result["time"])
 
 
 def describe_time(result: dict[str, Any]) -> str:
@@ -168,7 +178,7 @@ def register_builtins(registry: ToolRegistry, *, data_dir: Path) -> None:
          "additionalProperties": False},
         get_time, examples=TIME_EXAMPLES, cues=TIME_CUES, not_for=EVENT_TIME,
         extract=extract_timezone, describe=describe_time,
-        essential=lambda result: str(result["time"]),
+        essential=time_essential,
     ))
 
     async def device_status(args: dict[str, Any]) -> dict[str, Any]:

@@ -476,7 +476,8 @@ class ChatService:
             arguments = await self._arguments(session_id, request, route, stats, event.id)
             result = await _checked_call(tool, arguments, approve)
             fact, outcome = tool.fact(result), {"ok": True}
-            essential = tool.essential(result) if tool.essential is not None else None
+            essential = tool.essential(result, request) if tool.essential is not None \
+                else None
         except ToolError as exc:
             fact, outcome = f"{tool.name} could not run: {exc}.", {"ok": False, "error": str(exc)}
         except Exception as exc:

@@ -44,9 +44,9 @@ class Tool:
     not_for: re.Pattern[str] | None = None
     extract: Extract | None = None
     describe: Describe | None = None
-    # What an answer must contain to have stated the result (the time's "14:05"); when it
-    # does not, the fact itself is shown under the answer.
-    essential: Callable[[Any], str] | None = None
+    # What an answer must contain to have stated the result for the request (the time's
+    # "14:05", or "Sunday" for what day it is); when it does not, the fact itself is told.
+    essential: Callable[[Any, str], str] | None = None
 
     def fact(self, result: Any) -> str:
         """The result in plain words, as the answer prompt shows it."""

@@ -82,3 +82,13 @@ def test_no_labelled_clock_request_reads_as_an_events_time() -> None:
     assert EVENT_TIME.search("When is the school fair?")  # "when" asks when something is
     assert EVENT_TIME.search("when does the shop open?")
     assert EVENT_TIME.search("And what hours is it?")  # a session's hours, a span
+    assert EVENT_TIME.search("How many days are in a fortnight?")  # a count, the world's
+
+
+def test_what_day_it_is_must_be_answered_with_the_day() -> None:
+    from nekoni_edge.agent.builtins import time_essential
+
+    result = {"weekday": "Tuesday", "time": "09:41"}
+    assert time_essential(result, "Which day is it today?") == "Tuesday"
+    assert time_essential(result, "What's the date?") == "Tuesday"
+    assert time_essential(result, "What time is it?") == "09:41"
