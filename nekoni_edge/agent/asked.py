@@ -577,9 +577,9 @@ def _holds_named_thing(question: str, sentence: str, context: str) -> bool:
     # "What belt is Leo?", "which rack is the canoe on?": the thing asked for is named where
     # it is told (the karate class's day says nothing of a belt); or the document is about
     # that thing and the sentence names one ("Dr Lindgren" in the dentist's letter).
-    thing = fold(_which_thing(question.strip().lower()))[:STEM]
-    return thing in stems(sentence) or (
-        thing in stems(context) and _new_name(question.strip().lower(), sentence))
+    q = question.strip().lower()
+    thing = fold(_which_thing(q))[:STEM]
+    return thing in stems(sentence) or (thing in stems(context) and _new_name(q, sentence))
 
 
 def _holds_part_of_name(question: str, sentence: str, context: str) -> bool:

@@ -173,7 +173,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known) or \
-                not_about & {fold(w.lower()) for w in CAPITALISED.findall(about)}:
+                not_about & _names_in(about):
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here"), a clause its sentence's ("an engineer will
@@ -245,6 +245,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
 _SUBJECT = re.compile(r"(?:^|:\s+)((?-i:[A-Z][a-z]+))")
 
 
+def _names_in(text: str) -> set[str]:
+    """The capitalised words of a text, folded as names are compared ("Theo's": theo)."""
+    return {fold(w.lower()) for w in CAPITALISED.findall(text)}
+
+
 def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) -> bool:
     """Whether the sentence is about another of the document's names and, with what its
     pronoun stands for, names none of those the question asks about: "Lukas catches the
@@ -254,7 +259,7 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) 
     is not what Mr. Dunn said about Ada."""
     if not whose:
         return False
-    held = {fold(w.lower()) for w in CAPITALISED.findall(about)}
+    held = _names_in(about)
     if whose & held:
         return bool(whose - held) and bool(held & known - whose)
     said = {fold(w.lower()) for w in _SUBJECT.findall(sentence)}

@@ -208,8 +208,8 @@ def held_whole(question: str, hits: Sequence[Hit]) -> bool:
     if any(holds_all(question, h) for h in hits):
         return True
     asked = stems(question)
-    return bool(asked) and bool(household_names(question, hits)) and covered(asked, stems(
-        " ".join(f"{document_title(h.source)} {h.heading} {h.content}" for h in hits))) == asked
+    return bool(asked) and bool(household_names(question, hits)) and covered(
+        asked, stems(" ".join(_full_text(h) for h in hits))) == asked
 
 
 def holds_all(question: str, hit: Hit) -> bool:
@@ -217,8 +217,12 @@ def holds_all(question: str, hit: Hit) -> bool:
     question in general form needs of a note before the note may answer it ("at what
     temperature does water boil?" is not the heating section's)."""
     asked = stems(question)
-    return bool(asked) and covered(asked, stems(
-        f"{document_title(hit.source)} {hit.heading} {hit.content}")) == asked
+    return bool(asked) and covered(asked, stems(_full_text(hit))) == asked
+
+
+def _full_text(hit: Hit) -> str:
+    """A hit's document name, heading and text: what a question's words are looked for in."""
+    return f"{document_title(hit.source)} {hit.heading} {hit.content}"
 
 
 def names_the_subject(question: str, context: str, kinds: Iterable[str]) -> bool:
