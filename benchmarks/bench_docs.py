@@ -34,6 +34,7 @@ DECLINED = r"don't have that|do not have that|not in your documents|don't know|d
 _SECRET = re.compile(r"\b(?:code|pin|passcode|combination|account|policy)\b(?:\W+\w+){0,3}?\W+"
                      r"(?P<value>(?=[\w-]*\d)[\w-]*\w)|\bpassword\b(?:[^.;]{0,40}?\bis\b|)"
                      r"\s+(?P<word>(?![a-z]+(?:ed|en)\b)[\w-]{4,})", re.IGNORECASE)
+_CITATION = re.compile(r"\(from [^()]*\)\s*$", re.IGNORECASE)
 FACT_KINDS = ("rag", "followup", "tool")
 FREE_KINDS = ("general", "chat")
 NOT_DOCUMENTS = {"cases.json", "README.md"}
@@ -109,7 +110,9 @@ def judge(row: Row, secret_values: set[str], note_shingles: set[tuple[str, ...]]
     case, answer = row.case, row.answer
     flags = re.IGNORECASE | re.DOTALL
     declined = re.search(DECLINED, answer, flags) is not None
-    found = case.expect is not None and re.search(expand(case.expect), answer, flags) is not None
+    # The answer's words, not the name of the document it cites: "hat" is in "family-chat".
+    said = _CITATION.sub("", answer)
+    found = case.expect is not None and re.search(expand(case.expect), said, flags) is not None
     forbidden = case.forbid is not None and re.search(case.forbid, answer, flags) is not None
     lowered = answer.lower()
     asked_for = {s for s in secret_values if case.expect and re.search(

@@ -49,10 +49,12 @@ _WHEN = re.compile(rf"\b(\d{{1,2}}([:.]\d\d)?\s?(am|pm)|\d{{1,2}}[:.]\d\d\b|"
                    rf"\d{{1,2}}(st|nd|rd|th)\b|{_DAYS}|weekday|weekend|"
                    rf"{_MONTHS}|daily|"
                    r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
-                   r"spring|summer|autumn|winter|\d{4}|first|second|twice|once|noon|easter|"
+                   r"spring|summer|autumn|winter|(?<!\d )(?:1[89]|20)\d\d(?! \d)|"
+                   r"first|second|twice|once|noon|easter|"
                    r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday|"
                    r"breakfast|lunch|dinner|supper|bedtime|before|after)s?\b",
-                   re.IGNORECASE)  # (whole words: "Maya" holds no May, "daylight" no day)
+                   re.IGNORECASE)  # (whole words: "Maya" holds no May, "daylight" no day;
+# a year, not a group of a phone or membership number: "0800 048 3319" says no when)
 # A question for when something starts, and a clock time said as when it ends. English only.
 _ASKS_A_START = re.compile(r"\b(open|opens|start|starts|begin|begins|leave|leaves|depart|"
                            r"departs)\b")

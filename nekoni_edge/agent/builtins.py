@@ -50,10 +50,12 @@ STATUS_CUES = frozenset(fold(w) for w in (
 # "what date is the party?", "when is sports day?": an event's time or day, which a note may
 # hold; the clock answers "what time is it?", "what time do you have?" and "what day is it
 # today?" ("when" never asks the clock: it asks when something is; nor "hours", a span: "and
-# what hours is it?" of the nursery's morning session; nor "how many weeks are in a year?").
+# what hours is it?" of the nursery's morning session; nor "how many weeks are in a year?";
+# nor a greeting with no question, "Morning!", "Good evening, box").
 EVENT_TIME = re.compile(r"\b(?:what|which) (?:time|day|date) (?:(?:does|do|did|will|should|"
                         r"shall|can) (?!you\b)|(?:is|are|was|were) (?!it\b|today\b|"
-                        r"tomorrow\b|now\b))|^\s*when\b|\bhours\b|^\s*how many\b",
+                        r"tomorrow\b|now\b))|^\s*when\b|\bhours\b|^\s*how many\b|"
+                        r"^\s*(?:good\s+)?(?:morning|afternoon|evening|night)\b[^?]*$",
                         re.IGNORECASE)
 
 

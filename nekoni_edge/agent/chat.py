@@ -277,17 +277,21 @@ class ChatService:
         query = content
         follows: tuple[str, ...] = ()
         not_about: frozenset[str] = frozenset()
+        kept = ""  # the last question, whose subject a fragment asks of again
         if window.last_query and trust.leans_on_last_turn(content):
             query = trust.contextual_query(window.last_query, content)
             follows = window.last_shown
+            kept = window.last_query if trust.fragment(content) else ""
             if trust.asks_of_a_relative(content):
                 # "And his sister's?": the same thing, not of the one the last turn named.
                 not_about = frozenset(names(window.last_query) - names(content))
         window.last_query = query
         routable = self.router.may_route(content)
         vector, query_vector = await self._embed_request(content, query, routable)
-        routes = await self._route(session_id, content, vector if routable else None,
-                                   parent)
+        # A tool that never answers the question a fragment continues never answers it
+        # ("When can we have bonfires?" "And what time of day?" is no question for the clock).
+        routes = await self._route(session_id, query if kept else content,
+                                   vector if routable else None, parent)
         hits = await self._retrieve(session_id, query, query_vector, parent)
         if on_context is not None:
             on_context(hits)
@@ -301,7 +305,7 @@ class ChatService:
         if evidence is None:
             evidence, shown = await self._document_evidence(
                 content, query, vector, query_vector, hits, reading, routed=bool(routes),
-                not_about=not_about)
+                not_about=not_about, kept=kept)
         window.last_shown = tuple(h.source for h in shown)
         turn_plan = plan.plan_answer(content, reading, shown, evidence, routed=bool(routes))
         shown = turn_plan.shown
@@ -332,7 +336,7 @@ class ChatService:
     async def _document_evidence(
             self, content: str, query: str, vector: Sequence[float] | None,
             query_vector: Sequence[float] | None, hits: list[Hit], reading: plan.Reading,
-            *, routed: bool, not_about: frozenset[str] = frozenset()
+            *, routed: bool, not_about: frozenset[str] = frozenset(), kept: str = ""
     ) -> tuple[Evidence | None, list[Hit]]:
         """The sentence of a shown note that answers the turn, and the notes shown with it."""
         shown = reading.shown
@@ -343,7 +347,7 @@ class ChatService:
         found = await grounding.find_evidence(
             content, vector or query_vector, shown, self._embed, hits,
             searched=query_vector if query != content and vector is not None else None,
-            not_about=not_about)
+            not_about=not_about, kept=kept)
         near = reading.may_show(trust.as_relevant(query, hits, shown)) if \
             found is None and reading.specific and not routed else []
         if near and (nearer := await grounding.find_evidence(

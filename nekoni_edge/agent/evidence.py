@@ -112,18 +112,19 @@ _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 
 def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
                   source: str, heading: str = "", headings: Sequence[str] = (),
-                  not_about: frozenset[str] = frozenset()) -> Evidence | None:
+                  not_about: frozenset[str] = frozenset(), kept: str = "") -> Evidence | None:
     """The candidate that can answer the question and is closest to it by meaning and
     shared words, with what it adds to the question; None when none can. ``headings``: each
     candidate's section heading, which answers with it when the sentence alone cannot ("Fitted
     the outside light in Oct." under "Electrician - M. J. O'Brien"). ``not_about``: names a
     sentence must not be about (a follow-up asking of the last turn's subject's sister is not
-    answered by the subject's own sentence)."""
+    answered by the subject's own sentence). ``kept``: the question a fragment follows, whose
+    words are asked too ("and what time of day?" after "when can we have bonfires?")."""
     candidates = list(candidates)
     # Names and the document's own name say which document, not which of its sentences; a
     # day or a month says which sentence, as a number does ("who hosts in January?").
-    asked = stems(question) - stems(document_title(source)) - (
-        name_stems(question) - {c[:STEM] for c in CALENDAR})
+    asked = stems(f"{question} {kept}") - stems(document_title(source)) - (
+        name_stems(f"{question} {kept}") - {c[:STEM] for c in CALENDAR})
     where = question.strip().lower().startswith("where")
     scored: list[tuple[bool, float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
@@ -132,6 +133,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # The names the document uses (capitalised after a sentence's start), and the question's.
     known = set().union(*(names(c) for c in candidates)) - STOPWORDS
     whose = names(question) & known
+    # A document with a section for someone the question names ("## Leo (5)") says what is
+    # theirs there: "She's allergic to peanuts" under another's section is that one's.
+    sections = [_section(headings[i] if i < len(headings) else "") for i in
+                range(len(candidates))]
+    sectioned = names(question) & set().union(*sections)
     # A number the question states says which sentence, when one holds it ("heated to 60
     # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
     # (Not the number of a numbered thing the document opens with, "Year 5" of the Year 5
@@ -169,11 +175,14 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     question, above, context, close=close, about=above):
                 continue
             candidates[index] = sentence = about = f"{above}: {sentence}"
+        own = headings[index] if index < len(headings) else heading
         if not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
-                    question, about, named - Counter(pairs[index])) or \
+                    question, f"{own} {about}", named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known) or \
-                not_about & _names_in(about):
+                not_about & _names_in(about) or \
+                sectioned and not sectioned & (sections[index] | _names_in(about)) and \
+                _PERSONAL_PRONOUN.search(about):
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here"), a clause its sentence's ("an engineer will
@@ -182,7 +191,6 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # tells sections apart, as the document's name tells documents apart.
         worded = f"{candidates[index - 1]} {about}" if index and about == sentence and \
             candidates[index - 1].endswith(";") else about
-        own = headings[index] if index < len(headings) else heading
         shared = len(covered(asked, stems(f"{own} {worded}")))  # 'head' in 'Headteacher' too
         if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS and not identifier:
             # (An identifier's sentence has passed a stricter test: a value of the asked
@@ -205,8 +213,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     runner = next((s for s in scored[1:2] if s[0] == worded_first
                    and best_score - s[1] <= EVIDENCE_PAIR_MARGIN), None)
     chosen = {best_index} | ({runner[2]} if runner is not None else set())
-    if with_antecedent(candidates, best_index) != sentence:
-        chosen.add(best_index - 1)
+    # A pronoun's sentence is told with the one saying what the pronoun stands for.
+    chosen |= {i - 1 for i in chosen if with_antecedent(candidates, i) != candidates[i]}
     if best_index + 1 < len(candidates) and \
             with_antecedent(candidates, best_index + 1) != candidates[best_index + 1]:
         # The next sentence goes on about the same thing ("E4 - outdoor unit iced up." "It
@@ -214,14 +222,16 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         chosen.add(best_index + 1)
     # A clause is told with the rest of its sentence ("Pick-up is at 15:15; on Wednesdays
     # there is an early finish at 14:00"): which clause answers is where picking fails.
-    first, last = min(chosen), max(chosen)
-    while first and candidates[first - 1].endswith(";"):
-        first -= 1
-    while last + 1 < len(candidates) and candidates[last].endswith(";"):
-        last += 1
-    told = " ".join(c for i, c in enumerate(candidates) if i in chosen or (
-        first <= i <= last and (i < best_index and candidates[i].endswith(";")
-                                or i > best_index and candidates[i - 1].endswith(";"))))
+    # Each told sentence's own clauses only: a runner-up in another section does not bring
+    # the clauses between the two.
+    for index in list(chosen):
+        first = last = index
+        while first and candidates[first - 1].endswith(";"):
+            first -= 1
+        while last + 1 < len(candidates) and candidates[last].endswith(";"):
+            last += 1
+        chosen |= set(range(first, last + 1))
+    told = " ".join(c for i, c in enumerate(candidates) if i in chosen)
     if best_index in signed:
         told = f"{author}: {told}"
     # The section's heading is told with it when it holds what the question asks about and
@@ -243,6 +253,18 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
 
 # A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").
 _SUBJECT = re.compile(r"(?:^|:\s+)((?-i:[A-Z][a-z]+))")
+
+
+# A pronoun for a person, whose sentence is about its section's subject when it names nobody.
+_PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
+
+
+def _section(heading: str) -> set[str]:
+    """The names in the last part of a heading below the document's title ("Leo (5)" in
+    "For Chloe › Leo (5)"); none for the title itself, which is the whole document's."""
+    if HEADING_SEPARATOR not in heading:
+        return set()
+    return _names_in(heading.rsplit(HEADING_SEPARATOR, 1)[-1])
 
 
 def _names_in(text: str) -> set[str]:

@@ -20,7 +20,8 @@ from nekoni_edge.words import content_words, numbers
 async def find_evidence(question: str, vector: Sequence[float] | None, hits: list[Hit],
                         embed: Embed | None, found: Sequence[Hit] = (),
                         searched: Sequence[float] | None = None,
-                        not_about: frozenset[str] = frozenset()) -> Evidence | None:
+                        not_about: frozenset[str] = frozenset(), kept: str = ""
+                        ) -> Evidence | None:
     """The shown sentence closest to the question, when it holds what the question asks
     for: from the best document, or else from the next one shown ("who mows the lawn on
     Sundays?" is the rota's, not the garden note's with its Sunday tomato feed). A
@@ -28,8 +29,8 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
     section that answers may rank under the document's opening. ``searched``: what a
     follow-up was searched with (its words after the last turn's); its sentences are scored
     by the mean of their closeness to both, the subject kept and the thing now asked ("and
-    what was he pleased with?" is not the sentence naming Mr. Dunn). ``not_about``: names
-    the answer is not about (``pick_evidence``)."""
+    what was he pleased with?" is not the sentence naming Mr. Dunn). ``not_about`` and
+    ``kept``: as ``pick_evidence`` takes them."""
     if vector is None or embed is None:
         return None
     kinds = secrets.asked(question)
@@ -82,7 +83,7 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
         evidence = pick_evidence(question, [c for _, c, _ in rows],
                                        [float(cosine or 0.0) for _, _, cosine in rows],
                                        source, best.heading, [h.heading for h, _, _ in rows],
-                                       not_about)
+                                       not_about, kept)
         if evidence is not None and any(w in evidence.sentence for w in withheld):
             continue
         if evidence is not None and not only_where_kept(question, evidence.sentence):

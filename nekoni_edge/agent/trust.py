@@ -43,6 +43,10 @@ _LEANING_OPENERS = ("and ", "what about", "how about", "also ", "then ", "but ",
 # A question word or a verb opening a turn's own question, after "and" or "but".
 _ASKS_ITSELF = re.compile(r"(what|when|where|who|whose|which|why|how|is|are|was|were|do|does|"
                           r"did|can|could|will|would|should|has|have|tell|give)\b")
+# A question word and a noun with no verb ("and what time of day?", "which room?"): the last
+# question's subject, asked again for another thing.
+_FRAGMENT = re.compile(r"^(?:what|which|whose|how many|how much) [a-z]+(?: of (?:the )?[a-z]+)?"
+                       r"\s*[?.!]*$")
 # What a follow-up adds to the relevance of a note the turn before it showed: a subject kept.
 FOLLOWED = 0.1
 FOLLOW_UP_MAX_WORDS = 4  # a question this short with no subject of its own leans too
@@ -88,7 +92,8 @@ def leans_on_last_turn(text: str) -> bool:
         # "And a half day?", "and for a burst pipe?": a fragment, asking nothing of its own,
         # is the last question again about another thing; "and where is the fuse box?" asks.
         rest = lowered.removeprefix(next(o for o in _LEANING_OPENERS if lowered.startswith(o)))
-        return len(subject) <= 1 or not _ASKS_ITSELF.match(rest.strip())
+        rest = rest.strip()
+        return len(subject) <= 1 or not _ASKS_ITSELF.match(rest) or bool(_FRAGMENT.match(rest))
     # "How much is the fee?", "what's the address?": an attribute with no owner of its own.
     return len(subject) <= 1 and (len(said) <= FOLLOW_UP_MAX_WORDS or bool(subject & _OWNED))
 
@@ -97,6 +102,14 @@ def leans_on_last_turn(text: str) -> bool:
 _RELATIVE = re.compile(r"\b(?:his|her|their)\s+(?:[a-z]+\s+)?(?:sister|brother|mum|mom|dad|"
                        r"mother|father|wife|husband|partner|son|daughter|grandma|grandad|"
                        r"grandpa|granny|nan|aunt|uncle|cousin|friend)s?\b", re.IGNORECASE)
+
+
+def fragment(text: str) -> bool:
+    """Whether a turn is a question word and a noun, after "and" or alone ("and what time of
+    day?"): the last question asked again of another thing, never a question of its own."""
+    lowered = text.strip().lower()
+    opener = next((o for o in _LEANING_OPENERS if lowered.startswith(o)), "")
+    return bool(_FRAGMENT.match(lowered.removeprefix(opener).strip()))
 
 
 def asks_of_a_relative(text: str) -> bool:

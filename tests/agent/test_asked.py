@@ -525,3 +525,10 @@ def test_a_time_something_lasts_until_is_no_time_it_starts() -> None:
                             "On Saturdays the library is open from 9am until 5pm.", "library")
     assert asked.can_answer("What time does the library close on Saturdays?",
                             "The library is open until 5pm on Saturdays.", "library")
+
+
+def test_a_group_of_a_phone_or_membership_number_is_no_year() -> None:
+    line = "Window cleaner: Sparkle, 0161 496 0001, customer 4420 9913."
+    assert not asked.can_answer("When does the window cleaner come?", line)
+    assert asked.can_answer("When did the window cleaner start?", "Sparkle started in 2024.")
+    assert asked.can_answer("When was the boiler fitted?", "Fitted on 2019-05-02.")

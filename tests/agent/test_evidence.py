@@ -455,3 +455,34 @@ def test_a_letters_i_is_the_one_who_signed_it() -> None:
     # A note signed by no one says no name for its "I".
     note = ["I'm happy to trim the hedge on our side in May."]
     assert pick_evidence("Who is trimming the hedge?", note, [0.65], "hedge.txt") is None
+
+
+def test_a_runner_up_in_another_section_brings_only_its_own_clauses() -> None:
+    # The first and the last are close; the clauses between them belong to neither.
+    sentences = ["Recycling is collected on Tuesdays.",
+                 "A bin left out gets a note from the warden;",
+                 "after three notes the lease may end.",
+                 "Garden waste is collected on the first Friday, and recycling is sorted."]
+    found = pick_evidence("When is the recycling collected?", sentences,
+                          [0.52, 0.20, 0.15, 0.50], "flats.md")
+    assert found is not None
+    assert "Tuesdays" in found.as_answer()
+    assert "first Friday" in found.as_answer()
+    assert "lease" not in found.as_answer()
+    # A sentence's own clauses are still told with it.
+    found = pick_evidence("What does the warden do about a bin left out?", sentences,
+                          [0.10, 0.60, 0.30, 0.10], "flats.md")
+    assert found is not None
+    assert "after three notes the lease may end" in found.as_answer()
+
+
+def test_a_pronouns_sentence_in_anothers_section_is_not_the_asked_ones() -> None:
+    # Sectioned by child: "She" under Ada's heading is Ada, not Sam.
+    sentences = ["She is allergic to cats.", "Lights out at 8.", "He walks to school."]
+    headings = ["Sitter notes › Ada (7)", "Sitter notes › Ada (7)", "Sitter notes › Sam (4)"]
+    assert pick_evidence("What is Sam allergic to?", sentences, [0.6, 0.2, 0.3],
+                         "sitter.md", headings=headings) is None
+    found = pick_evidence("What is Ada allergic to?", sentences, [0.6, 0.2, 0.3], "sitter.md",
+                          headings=headings)
+    assert found is not None
+    assert "cats" in found.as_answer()

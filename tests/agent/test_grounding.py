@@ -429,3 +429,19 @@ def test_a_relative_of_the_last_subject_is_asked_about() -> None:
     assert trust.asks_of_a_relative("And his little brother's?")
     assert trust.asks_of_a_relative("what about their mum?")
     assert not trust.asks_of_a_relative("And when does he finish?")
+
+
+async def test_a_fragment_following_a_documents_answer_is_no_question_for_the_clock(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "allotment.md": "# Plot rules\n\n## Access\n\nThe gates open at 7am every day.\n\n"
+                        "## Fires\n\nFires are allowed from November to February, and only "
+                        "after 4pm on weekdays.\n",
+    }) as box:
+        chat, _ = service(box, [["From November to February."], ["At 7am."]])
+        await turn(chat, "When may we light a fire at the plot?")
+        reply = await turn(chat, "And what time of day?")
+        assert "Current time" not in reply
+        # The last question's subject picks the sentence too, not "day" alone.
+        assert "4pm" in reply
+        assert "7am" not in reply

@@ -92,3 +92,12 @@ def test_what_day_it_is_must_be_answered_with_the_day() -> None:
     assert time_essential(result, "Which day is it today?") == "Tuesday"
     assert time_essential(result, "What's the date?") == "Tuesday"
     assert time_essential(result, "What time is it?") == "09:41"
+
+
+def test_a_greeting_is_no_question_for_the_clock() -> None:
+    from nekoni_edge.agent.builtins import EVENT_TIME
+
+    assert EVENT_TIME.search("Morning!")
+    assert EVENT_TIME.search("Good evening, box.")
+    assert not EVENT_TIME.search("Good morning, what time is it?")
+    assert not EVENT_TIME.search("Is it morning or afternoon right now?")

@@ -40,6 +40,7 @@ def test_the_document_holding_the_questions_words_wins_among_near_ones() -> None
     ("What do we do when they're away?", True),
     ("And a half day?", True), ("and for a burst pipe?", True),  # fragments: the last again
     ("And when is the school fair?", False),
+    ("And which floor?", True), ("and what colour of paint?", True),  # no verb: the last again
 ])
 
 
