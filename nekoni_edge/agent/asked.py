@@ -143,6 +143,8 @@ _SECRET_NAMES = {"code": frozenset({"code", "combination", "pin", "passcode"}),
                  "password": frozenset({"password", "passcode", "passphrase"})}
 _IDENTIFIERS = frozenset({"number", "code", "pin", "password"}) | _MEASURES
 _GENERIC_HEADS = _IDENTIFIERS | {"name", "time", "date", "day", "age", "address", "phone"}
+# (folded as the words are: 'addres')
+GENERIC_HEADS = frozenset(fold(h) for h in _GENERIC_HEADS)
 # An identifier's value: letters and digits together, dash-joined, or five digits or more.
 # Code-like: letters and digits mixed, dashed groups, or a long number; not an ordinal
 # ("12th") or a measure ("10am" is a time).
@@ -220,15 +222,31 @@ _PREPOSITIONS = frozenset("at in on for of with from to by".split())
 
 
 _PAST_SUBJECT = re.compile(r"\bdid (?:the|our|my) ([\w-]+)", re.IGNORECASE)
+_EVENT_SUBJECT = re.compile(r"^(?:when|what time|what day|what date) (?:is|are|was|were) "
+                            r"(?:the|our|my) ((?:[\w-]+\s+){0,5}[\w-]+)\W*$", re.IGNORECASE)
 
 
-def missing_subject(question: str, document: str) -> bool:
-    """Whether the thing the question is about ("Leo's birthday", "what did the plumber
-    charge") is nowhere in the document: then the document, however close, cannot answer."""
+def subject(question: str) -> tuple[str, list[str]] | None:
+    """What the question is about: its owner as written ("Leo" of "Leo's birthday"; '' for
+    "what did the plumber charge") and the thing's words, folded, its head last; None when
+    the question says neither way."""
     text = question.strip()
     found = _POSSESSED.search(text)
     past = _PAST_SUBJECT.search(text)
-    if found is not None:
+    event = _EVENT_SUBJECT.search(text)
+    if found is None and past is None and event is not None:
+        # "When is the PTA summer fair?", "what time is the nativity on Friday?": an event
+        # named, up to a preposition, whose time is asked. Not a thing's place ("the fuse
+        # box" may be "the consumer unit"), nor what is done to a thing ("the rubbish
+        # collected": the bins) or by someone ("the plumber coming": Dave, who wrote from
+        # his plumbing firm's address): those are named otherwise too often.
+        said = words(event.group(1))
+        cut = next((i for i, w in enumerate(said) if i and w in _PREPOSITIONS), len(said))
+        if any(w.endswith("ing") or _PREDICATE.fullmatch(w) or _DONE_LAST.fullmatch(w)
+               for w in said[1:cut]):
+            return None
+        phrase = " ".join(said[:cut])
+    elif found is not None:
         said = words(found.group(2))
         cut = next((i for i, w in enumerate(said) if w in _PREPOSITIONS and i), len(said))
         if cut > 1 and (_AUXILIARY.search(text[:found.start()]) or _PREDICATE.fullmatch(
@@ -238,18 +256,25 @@ def missing_subject(question: str, document: str) -> bool:
     elif past is not None:
         phrase = past.group(1)
     else:
-        return False
+        return None
     wanted = [fold(w) for w in words(phrase) if w not in STOPWORDS and not w.isdigit()]
-    if not wanted:
+    if not wanted or found is not None and len(wanted) == 1 and wanted[0].endswith("ing"):
+        return None  # "what's Maya reading for book club": "Maya is", not a possession
+    return (found.group(1) if found is not None else ""), wanted
+
+
+def missing_subject(question: str, document: str) -> bool:
+    """Whether the thing the question is about ("Leo's birthday", "what did the plumber
+    charge") is nowhere in the document: then the document, however close, cannot answer."""
+    about = subject(question)
+    if about is None:
         return False
-    if wanted[-1] in {fold(h) for h in _GENERIC_HEADS}:  # folded as the words are ('addres')
+    owner, wanted = about
+    if wanted[-1] in GENERIC_HEADS:
         # "the choir conductor's name": what kind of answer; the subject is whose it is, when
         # that is a thing, not a name (a name says which document, judged by the show).
-        owner = found.group(1) if found is not None else ""
         return bool(owner) and owner.islower() and fold(owner.lower())[:STEM] not in stems(
             document)
-    if found is not None and len(wanted) == 1 and wanted[0].endswith("ing"):
-        return False  # "what's Maya reading for book club": "Maya is", not a possession
     return wanted[-1][:STEM] not in stems(document)
 
 

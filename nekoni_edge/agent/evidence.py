@@ -14,6 +14,7 @@ from itertools import pairwise
 from nekoni_edge.agent.asked import (
     CALENDAR,
     CAPITALISED,
+    GENERIC_HEADS,
     HONORIFICS,
     PLACE,
     SPEAKER_LABEL,
@@ -23,6 +24,7 @@ from nekoni_edge.agent.asked import (
     name_stems,
     names,
     numbered_names,
+    subject,
     writes_numbered,
 )
 from nekoni_edge.agent.trust import SHOW_SEMANTIC
@@ -112,14 +114,16 @@ _CLAUSE = re.compile(r",\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 
 def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[float],
                   source: str, heading: str = "", headings: Sequence[str] = (),
-                  not_about: frozenset[str] = frozenset(), kept: str = "") -> Evidence | None:
+                  not_about: frozenset[str] = frozenset(), kept: str = "",
+                  labels: Sequence[str] = ()) -> Evidence | None:
     """The candidate that can answer the question and is closest to it by meaning and
     shared words, with what it adds to the question; None when none can. ``headings``: each
     candidate's section heading, which answers with it when the sentence alone cannot ("Fitted
     the outside light in Oct." under "Electrician - M. J. O'Brien"). ``not_about``: names a
     sentence must not be about (a follow-up asking of the last turn's subject's sister is not
     answered by the subject's own sentence). ``kept``: the question a fragment follows, whose
-    words are asked too ("and what time of day?" after "when can we have bonfires?")."""
+    words are asked too ("and what time of day?" after "when can we have bonfires?").
+    ``labels``: each candidate's line's label (``rag.structure.line_labels``)."""
     candidates = list(candidates)
     # Names and the document's own name say which document, not which of its sentences; a
     # day or a month says which sentence, as a number does ("who hosts in January?").
@@ -138,6 +142,16 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     sections = [_section(headings[i] if i < len(headings) else "") for i in
                 range(len(candidates))]
     sectioned = names(question) & set().union(*sections)
+    thing = subject(question)
+    if whose and thing is not None and thing[1][-1] not in GENERIC_HEADS:
+        # The asked thing is said only of another of the document's names: "her flea
+        # treatment is due on the 1st" after "Mochi is insured" says nothing of Shelby's.
+        head = thing[1][-1][:STEM]
+        holding = [i for i in range(len(candidates))
+                if head in stems(with_antecedent(candidates, i))]
+        if holding and all(_someone_elses(whose, with_antecedent(candidates, i), candidates[i],
+                                       known) for i in holding):
+            return None
     # A number the question states says which sentence, when one holds it ("heated to 60
     # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
     # (Not the number of a numbered thing the document opens with, "Year 5" of the Year 5
@@ -164,7 +178,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
             # is splitting it with the name of Graham, who wrote the email.
             about = f"{author}: {about}"
             signed.add(index)
-        context = f"{opening} {about}"
+        # A clause's sentence says what it is about too: "Keys are in the key box by the
+        # door; the code is 2580".
+        clause_of = candidates[index - 1] if index and about == sentence and \
+            candidates[index - 1].endswith(";") else ""
+        context = f"{opening} {clause_of} {about}"
         close = cosine >= SHOW_SEMANTIC
         if not can_answer(question, sentence, context, close=close, about=about):
             # The heading must hold the name the sentence lacks ("Electrician - M. J.
@@ -178,7 +196,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         own = headings[index] if index < len(headings) else heading
         if not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
-                    question, f"{own} {about}", named - Counter(pairs[index])) or \
+                    question, about, named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known) or \
                 not_about & _names_in(about) or \
                 sectioned and not sectioned & (sections[index] | _names_in(about)) and \
@@ -189,9 +207,15 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # arrive between 8am and 1pm; someone must be home for the visit, about three
         # hours"), and a sentence its own section's heading ("Check-up"): the heading
         # tells sections apart, as the document's name tells documents apart.
-        worded = f"{candidates[index - 1]} {about}" if index and about == sentence and \
-            candidates[index - 1].endswith(";") else about
-        shared = len(covered(asked, stems(f"{own} {worded}")))  # 'head' in 'Headteacher' too
+        worded = f"{clause_of} {about}" if clause_of else about
+        held = covered(asked, stems(f"{own} {worded}"))  # 'head' in 'Headteacher' too
+        label = labels[index] if index < len(labels) else ""
+        if held and label:
+            # A list item's label tells its sentences apart from their siblings' ("Half term
+            # is 15 to 19 February" under "Spring term:"), as a heading does; it makes no
+            # sentence holding none of the asked words an answer.
+            held |= covered(asked, stems(label))
+        shared = len(held)
         if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS and not identifier:
             # (An identifier's sentence has passed a stricter test: a value of the asked
             # form, with every other word of the question said around it.)
@@ -236,9 +260,10 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         told = f"{author}: {told}"
     # The section's heading is told with it when it holds what the question asks about and
     # the sentences do not: a letter's heading names the vet's practice, not its sentences.
-    above = _last_heading(headings[best_index] if best_index < len(headings) else "", told)
-    if above and covered(asked, stems(above)) - covered(asked, stems(told)):
-        told = f"{above}: {told}"
+    for above in (labels[best_index] if best_index < len(labels) else "",
+                  _last_heading(headings[best_index] if best_index < len(headings) else "", told)):
+        if above and covered(asked, stems(above)) - covered(asked, stems(told)):
+            told = f"{above}: {told}"
     beyond = content_words(question) | HONORIFICS
     clauses = _CLAUSE.split(sentence)
     clause = _answering_clause(clauses, asked)
@@ -267,6 +292,9 @@ def _section(heading: str) -> set[str]:
     return _names_in(heading.rsplit(HEADING_SEPARATOR, 1)[-1])
 
 
+_SUBJECT_PRONOUN = re.compile(r"(?:he|she|they)\b", re.IGNORECASE)
+
+
 def _names_in(text: str) -> set[str]:
     """The capitalised words of a text, folded as names are compared ("Theo's": theo)."""
     return {fold(w.lower()) for w in CAPITALISED.findall(text)}
@@ -284,7 +312,14 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) 
     held = _names_in(about)
     if whose & held:
         return bool(whose - held) and bool(held & known - whose)
+    # A pronoun's subject is its antecedent's: "She is microchipped and her flea treatment is
+    # due on the 1st" after "Mochi is insured" is Mochi's, not Shelby's.
     said = {fold(w.lower()) for w in _SUBJECT.findall(sentence)}
+    before = about[:-len(sentence)]
+    if before and _SUBJECT_PRONOUN.match(sentence) and not re.match(SPEAKER_LABEL, before):
+        # (In a chat, whom a pronoun stands for is anyone's guess: "Sam: Great thanks.
+        # She's had breakfast" is the dog's.)
+        said |= {fold(w.lower()) for w in _SUBJECT.findall(before)}
     return bool(said & known - whose)
 
 
@@ -395,7 +430,10 @@ def own_subject(candidates: Sequence[str], index: int) -> str:
     with a combination padlock" after "the hose is in the shed") is about that alone, not
     the garden the sentence before also names."""
     sentence = candidates[index]
-    if index and _leans_on(sentence, candidates[index - 1]):
+    if index and (_leans_on(sentence, candidates[index - 1])
+                  or candidates[index - 1].endswith(";")):
+        # (A clause after a semicolon is the same sentence: "Keys are in the key box by the
+        # door; the code is 2580" tells the key box's code.)
         return f"{candidates[index - 1]} {sentence}"
     return sentence
 

@@ -12,7 +12,7 @@ from nekoni_edge.agent import answer, secrets, trust
 from nekoni_edge.agent.asked import lacks, only_where_kept
 from nekoni_edge.agent.evidence import Evidence, own_subject, pick_evidence, sentences
 from nekoni_edge.agent.router import Embed, Route
-from nekoni_edge.rag.structure import titled
+from nekoni_edge.rag.structure import line_labels, titled
 from nekoni_edge.store.chunks import Hit
 from nekoni_edge.words import content_words, numbers
 
@@ -46,10 +46,13 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
         # (chunk, sentence, its cosine when stored with the chunk) for every sentence that
         # is not an instruction, secrets not asked for hidden.
         rows: list[tuple[Hit, str, float | None]] = []
+        labels: list[str] = []  # each sentence's line's label (``line_labels``)
         for h in chunks:
             cosines = stored_cosines(h)
-            rows += [(h, secrets.hide(c, kinds), cosines[i])
-                     for i, c in answer.evidence_candidates(h)]
+            labelled = line_labels(h.content)
+            for i, c in answer.evidence_candidates(h):
+                rows.append((h, secrets.hide(c, kinds), cosines[i]))
+                labels.append(labelled[i])
         candidates = [c for _, c, _ in rows]
         withheld: set[str] = set()
         if kinds:
@@ -83,7 +86,7 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
         evidence = pick_evidence(question, [c for _, c, _ in rows],
                                        [float(cosine or 0.0) for _, _, cosine in rows],
                                        source, best.heading, [h.heading for h, _, _ in rows],
-                                       not_about, kept)
+                                       not_about, kept, labels)
         if evidence is not None and any(w in evidence.sentence for w in withheld):
             continue
         if evidence is not None and not only_where_kept(question, evidence.sentence):

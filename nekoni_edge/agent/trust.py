@@ -202,13 +202,18 @@ def general_form(question: str, hits: Sequence[Hit] = ()) -> bool:
     the boiler's guide). Such a question that no document answers is the model's, not a
     refusal."""
     text = question.strip()
-    if set(words(text)) & (_FIRST_PERSON | _DETERMINERS | _ASKER) or \
+    if set(words(_OF_A_KIND.sub(" ", text))) & (_FIRST_PERSON | _DETERMINERS | _ASKER) or \
             _POSSESSIVE.search(text):
         return False
     said = names(text) | {code.lower() for code in _CODE_NAME.findall(text)}
     return not said or not said & set().union(*(_names_of(h) for h in hits))
 
 
+# "What is the freezing point of water?", "the speed of light": a property of a thing named
+# without a determiner is of the kind, not of one thing ("the name of the vet" is of one).
+_OF_A_KIND = re.compile(r"^(?:what|which|who|how \w+)(?: is|'s| are| was| were) the "
+                        r"(?:[a-z]+ ){1,2}of (?!(?:the|a|an|this|that|these|those|my|our|"
+                        r"your|his|her|their|its)\b)[a-z]", re.IGNORECASE)
 # A code naming one thing among its kind: a fault "F75", a form "P60", a road "M25".
 _CODE_NAME = re.compile(r"\b[A-Z]{1,3}\d{1,4}\b")
 

@@ -234,6 +234,21 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for line in text.split("\n") for s in _SPLIT.split(line) if s.strip()]
 
 
+def line_labels(text: str) -> list[str]:
+    """For each of ``split_sentences(text)``, the label its line opens with when the sentence
+    is not the one holding it ("Spring term" for "Half term is 15 to 19 February." in
+    "- Spring term: 4 January to 1 April. Half term is 15 to 19 February."): a list item's
+    or a field's later sentences are about what it is labelled, as a section's are about its
+    heading. '' for the rest."""
+    labels: list[str] = []
+    for line in text.split("\n"):
+        said = [s for s in _SPLIT.split(line) if s.strip()]
+        field = _FIELD.match(line.strip())
+        label = line.strip().split(":", 1)[0] if field else ""
+        labels += [label if i else "" for i in range(len(said))]
+    return labels
+
+
 def document_title(source: str) -> str:
     """A document's name as words: 'home_insurance.txt' -> 'home insurance'."""
     return re.sub(r"[_.-]+", " ", source.rsplit(".", 1)[0])

@@ -33,7 +33,7 @@ def test_a_possessive_questions_subject_must_be_in_the_document() -> None:
     assert asked.missing_subject("When is Leo's birthday?", leo)
     assert not asked.missing_subject("What is Leo's allergy?", leo + " allergy")
     assert not asked.missing_subject("What is the babysitter's name?", "Chloe babysits.")
-    assert not asked.missing_subject("Where is the fuse box?", "")  # not possessive
+    assert not asked.missing_subject("Where is the fuse box?", "")  # may be named otherwise
 
 
 def test_a_question_names_what_kind_of_answer_it_wants() -> None:
@@ -532,3 +532,17 @@ def test_a_group_of_a_phone_or_membership_number_is_no_year() -> None:
     assert not asked.can_answer("When does the window cleaner come?", line)
     assert asked.can_answer("When did the window cleaner start?", "Sparkle started in 2024.")
     assert asked.can_answer("When was the boiler fitted?", "Fitted on 2019-05-02.")
+
+
+def test_the_event_asked_the_time_or_place_of_must_be_in_the_document() -> None:
+    handbook = "Summer term: 19 April to 21 July. The PTA runs a uniform rail on Fridays."
+    assert asked.missing_subject("When is the PTA summer fair?", handbook)
+    assert not asked.missing_subject("When is the uniform rail?", handbook)
+    assert asked.missing_subject("What time is the nativity on Friday?", handbook)
+    # A thing's place may be a thing named otherwise ("the consumer unit").
+    assert not asked.missing_subject("Where is the fuse box?", "The consumer unit is upstairs.")
+    # Not one said to do or undergo something: the plumber may be Dave, named otherwise.
+    assert not asked.missing_subject("When is the plumber coming?", "Dave will come at 9.")
+    # Nor what is done to a thing, which is named otherwise too often.
+    assert not asked.missing_subject("When is the rubbish collected?", "Bins go out Monday.")
+    assert not asked.missing_subject("When is the hedge kept trimmed?", "Gardener: May.")

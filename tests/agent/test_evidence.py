@@ -486,3 +486,51 @@ def test_a_pronouns_sentence_in_anothers_section_is_not_the_asked_ones() -> None
                           headings=headings)
     assert found is not None
     assert "cats" in found.as_answer()
+
+
+def test_a_clause_after_a_semicolon_is_about_its_sentences_thing() -> None:
+    letter = ["Subject: your stay at Fern Cottage.", "Check-in is from 3pm.",
+              "Keys are in the key box by the front door;",
+              "the code is 4417 and is texted to you on the day."]
+    found = pick_evidence("What is the key box code at the cottage?", letter,
+                          [0.40, 0.40, 0.78, 0.67], "cottage-booking.txt")
+    assert found is not None
+    assert "4417" in found.as_answer()
+
+
+def test_a_pronoun_is_its_antecedents_subject_when_telling_whose_it_is() -> None:
+    note = ["Pip hibernates in the shed from October.",
+            "Name: Pip, What: tortoise, Food: lettuce twice a week.",
+            "Name: Mochi, What: cat, Food: a pouch night and morning.",
+            "Mochi is insured with PetCo.",
+            "She is chipped and her worming tablet is due on the 3rd."]
+    cosines = [0.3, 0.43, 0.3, 0.25, 0.62]
+    # Only Mochi's worming tablet is in the note: nothing in it answers for Pip.
+    assert pick_evidence("When is Pip's worming tablet due?", note, cosines, "pets.md") is None
+    found = pick_evidence("When is Mochi's worming tablet due?", note, cosines, "pets.md")
+    assert found is not None
+    assert "3rd" in found.as_answer()
+    # In a chat, a speaker's label is no antecedent: "She" is the dog walked.
+    chat = ["Kate: Picked up Pickle at 8, then the river loop.", "Sam: Great thanks.",
+            "She's had breakfast, no treats please, she must lose a kilo."]
+    found = pick_evidence("Why can't Pickle have treats?", chat, [0.47, 0.14, 0.33], "chat.txt")
+    assert found is not None
+    assert "no treats" in found.as_answer()
+
+
+def test_a_list_items_label_tells_its_later_sentences_apart() -> None:
+    terms = ["Autumn term: 2 September to 18 December.", "Half term is 26 to 30 October.",
+             "Spring term: 4 January to 1 April.", "Half term is 15 to 19 February."]
+    labels = ["", "Autumn term", "", "Spring term"]
+    found = pick_evidence("When is the spring half term?", terms, [0.30, 0.50, 0.30, 0.47],
+                          "handbook.md", labels=labels)
+    assert found is not None
+    assert "February" in found.as_answer()
+    assert "October" not in found.as_answer()
+    # A label makes no sentence holding none of the asked words an answer.
+    hours = ["Hours: Monday to Thursday, 8am to 5.30pm.", "Drop-off is from 7.45am;",
+             "please tell me by 9am if Isaac is off."]
+    found = pick_evidence("What hours does Isaac go to the childminder?", hours,
+                          [0.62, 0.52, 0.70], "contract.txt", labels=["", "Hours", "Hours"])
+    assert found is not None
+    assert "8am to 5.30pm" in found.as_answer()

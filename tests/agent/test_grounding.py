@@ -445,3 +445,14 @@ async def test_a_fragment_following_a_documents_answer_is_no_question_for_the_cl
         # The last question's subject picks the sentence too, not "day" alone.
         assert "4pm" in reply
         assert "7am" not in reply
+
+
+async def test_a_secret_in_a_clause_is_told_for_its_sentences_thing(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "cottage.txt": "Welcome to Fern Cottage. Keys are in the key box by the front door; "
+                       "the code is 4417 and is texted to you on the day. Bins go out on "
+                       "Thursdays.",
+    }) as box:
+        chat, _ = service(box, [["The code is 4417."]])
+        assert "4417" in await turn(chat, "What is the key box code?")

@@ -74,6 +74,9 @@ def test_a_sentence_telling_an_assistant_what_to_do_is_cut() -> None:
 
 
 @pytest.mark.parametrize(("text", "general"), [
+    ("What is the boiling point of milk?", True),  # a property of a kind of thing
+    ("What is the name of the vet?", False),
+    ("What time does school finish on the last day of term?", False),
     ("How long do hamsters live?", True),
     ("What does a boiler filling loop do?", True),
     ("How long does the hamster live?", False),

@@ -178,3 +178,14 @@ def test_a_letterhead_over_an_address_is_a_heading() -> None:
     found = sections(text)
     assert found[0].heading.startswith("BRIGHTSMILE DENTAL")
     assert "BRIGHTSMILE" not in found[0].text
+
+
+def test_a_lines_label_is_told_for_its_later_sentences() -> None:
+    from nekoni_edge.rag.structure import line_labels
+
+    text = ("Spring term: 4 January to 1 April. Half term is 15 to 19 February.\n"
+            "Plain line. Another one.")
+    assert list(zip(split_sentences(text), line_labels(text), strict=True)) == [
+        ("Spring term: 4 January to 1 April.", ""),
+        ("Half term is 15 to 19 February.", "Spring term"),
+        ("Plain line.", ""), ("Another one.", "")]
