@@ -6,6 +6,7 @@ service carries the plan out; nothing here waits or writes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -14,6 +15,7 @@ from nekoni_edge.agent.asked import asks_gist, lacks, names, specific
 from nekoni_edge.agent.evidence import Evidence
 from nekoni_edge.store.chunks import Hit
 
+_PLACED = re.compile(r"\b(?:in|of|from|on|at)\s+[A-Z][a-z]+\b")
 _ASKING_OPENERS = ("what", "when", "where", "who", "which", "how", "is ", "are ", "do ",
                    "does ", "can ", "tell me", "give me")
 
@@ -105,6 +107,9 @@ def plan_answer(content: str, reading: Reading, shown: list[Hit], evidence: Evid
     # A question about things in general with no note shown is the world's: "366 days in a
     # leap year" is no value the household's notes must hold. One naming what no note knows
     # may be the household's all the same ("how old is Nibbles?"): no value the notes lack.
+    # A name after a preposition is where or in what the thing is measured, not whose it is
+    # ("the freezing point of water in Celsius").
     strict = evidence is None and household is not False and reading.asks and not (
-        household is None and not shown and reading.general and not names(content))
+        household is None and not shown and reading.general
+        and not names(_PLACED.sub("", content)))
     return Plan(decline, shown, strict)

@@ -44,6 +44,10 @@ def test_a_general_question_no_note_answers_goes_to_the_model_without_notes() ->
     named = "How old is Sheldon?"
     reading = plan.read_turn(named, named, [], routed=False)
     assert plan.plan_answer(named, reading, [], None, routed=False).strict
+    # A name after a preposition says where or in what, not whose.
+    measured = "What is the melting point of ice in Fahrenheit?"
+    reading = plan.read_turn(measured, measured, [], routed=False)
+    assert not plan.plan_answer(measured, reading, [], None, routed=False).strict
 
 
 def test_chit_chat_asks_for_nothing() -> None:
