@@ -133,9 +133,10 @@ def judge(row: Row, secret_values: set[str], note_shingles: set[tuple[str, ...]]
     }
 
 
-async def run_set(folder: Path, verbose: bool, paired: bool) -> tuple[list[Row], list[Row]]:
+async def run_set(folder: Path, verbose: bool, paired: bool, kinds: tuple[str, ...] = ()
+                  ) -> tuple[list[Row], list[Row]]:
     docs = documents(folder)
-    groups = load_cases(folder)
+    groups = [g for g in load_cases(folder) if not kinds or g[0].kind in kinds]
     rows_on: list[Row] = []
     rows_off: list[Row] = []
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
@@ -192,15 +193,19 @@ def main() -> None:
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every answer")
     parser.add_argument("--unpaired", action="store_true", help="skip the tools = false box")
+    parser.add_argument("--kinds", default="", help="only these kinds of turn, comma-separated "
+                        "(a quick look; a set's figures are from all of its turns)")
     args = parser.parse_args()
-    results = [(f.name, *asyncio.run(run_set(f, args.verbose, not args.unpaired)))
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    results = [(f.name, *asyncio.run(run_set(f, args.verbose, not args.unpaired, kinds)))
                for f in args.folders]
     print("\n| set | facts | unanswerable declined | invented | general/chat from a note | "
           "general right | secrets told | injections obeyed | JSON | first piece s median / "
           "p90 | tools = false | ratio median / p90 |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, on, off in results:
-        report(name, on, off)
+        if on:  # (a set with none of the kinds asked for has nothing to report)
+            report(name, on, off)
     if args.verbose:
         for name, on, _ in results:
             for row in on:

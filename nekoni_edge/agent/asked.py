@@ -286,7 +286,7 @@ def lacks(question: str, document: str) -> bool:
 
 
 # "Year 6", "Room 12", "under-15s", "E9": a word and its number, apart, dashed or joined.
-_NUMBERED = re.compile(r"\b([A-Z][a-z]+) (\d+)\b|\b([a-z]+)-(\d+)|\b([A-Za-z]{1,3})(\d+)\b")
+_NUMBERED = re.compile(r"\b([A-Z][a-z]+) (\d+)\b|\b([a-z]+)-(\d+)|\b([A-Za-z]{1,3})(\d+)(?:s\b|\b)")
 
 
 def numbered_names(question: str) -> list[tuple[str, str]]:
@@ -648,7 +648,16 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
         # "Dev compares prices", "Noah is allergic to nuts": the doer, opening the sentence,
         # is the name (not "This is", nor "Rolo is our rabbit" for who Rolo's vet is).
         return True
+    if _WHO_TO_RING.match(q) and _NUMBER_TO_RING.search(sentence):
+        return True  # "who do I ring for advice at night?": "call 111" is whom
     return _new_name(q, sentence)
+
+
+# "Who do I ring/call/phone …?" and a number said to be rung ("call 111", "ring 0800 …").
+_WHO_TO_RING = re.compile(r"who (?:do|should|can|shall|would) (?:i|we|you) (?:ring|call|phone|"
+                          r"contact|text)\b")
+_NUMBER_TO_RING = re.compile(r"\b(?:call|ring|phone|dial|text|on)\s+(?:\w+\s+){0,2}?\+?\d{3}",
+                             re.IGNORECASE)
 
 
 _CHECKS: dict[str, Callable[[str, str, str], bool]] = {

@@ -277,11 +277,11 @@ class ChatService:
         query = content
         follows: tuple[str, ...] = ()
         not_about: frozenset[str] = frozenset()
-        kept = ""  # the last question, whose subject a fragment asks of again
+        kept = ""  # the last question, whose subject a follow-up asks of again
         if window.last_query and trust.leans_on_last_turn(content):
             query = trust.contextual_query(window.last_query, content)
             follows = window.last_shown
-            kept = window.last_query if trust.fragment(content) else ""
+            kept = window.last_query
             if trust.asks_of_a_relative(content):
                 # "And his sister's?": the same thing, not of the one the last turn named.
                 not_about = frozenset(names(window.last_query) - names(content))
@@ -290,8 +290,8 @@ class ChatService:
         vector, query_vector = await self._embed_request(content, query, routable)
         # A tool that never answers the question a fragment continues never answers it
         # ("When can we have bonfires?" "And what time of day?" is no question for the clock).
-        routes = await self._route(session_id, query if kept else content,
-                                   vector if routable else None, parent)
+        routes = await self._route(session_id, query if kept and trust.fragment(content)
+                                   else content, vector if routable else None, parent)
         hits = await self._retrieve(session_id, query, query_vector, parent)
         if on_context is not None:
             on_context(hits)

@@ -27,7 +27,7 @@ from nekoni_edge.agent.asked import (
     subject,
     writes_numbered,
 )
-from nekoni_edge.agent.trust import SHOW_SEMANTIC
+from nekoni_edge.agent.trust import SHOW_SEMANTIC, fragment
 from nekoni_edge.rag.structure import (
     ABBREVIATIONS,
     HEADING_SEPARATOR,
@@ -121,14 +121,21 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     candidate's section heading, which answers with it when the sentence alone cannot ("Fitted
     the outside light in Oct." under "Electrician - M. J. O'Brien"). ``not_about``: names a
     sentence must not be about (a follow-up asking of the last turn's subject's sister is not
-    answered by the subject's own sentence). ``kept``: the question a fragment follows, whose
-    words are asked too ("and what time of day?" after "when can we have bonfires?").
+    answered by the subject's own sentence). ``kept``: the question a follow-up leans on,
+    whose words are asked too: its subject is what the pronoun or the fragment is about ("and
+    what time does it start?" after "where is football training?").
     ``labels``: each candidate's line's label (``rag.structure.line_labels``)."""
     candidates = list(candidates)
     # Names and the document's own name say which document, not which of its sentences; a
     # day or a month says which sentence, as a number does ("who hosts in January?").
-    asked = stems(f"{question} {kept}") - stems(document_title(source)) - (
-        name_stems(f"{question} {kept}") - {c[:STEM] for c in CALENDAR})
+    asked = stems(question) - stems(document_title(source)) - (
+        name_stems(question) - {c[:STEM] for c in CALENDAR})
+    if kept and (fragment(question) or not any(covered(asked, stems(c)) for c in candidates)):
+        # A follow-up's subject is the last question's: a fragment has none of its own, and
+        # one whose own words no sentence holds ("and what time does it start?") is picked
+        # by what its pronoun stands for; otherwise its own words pick ("and what should I
+        # bring?" is not the blood test's sentence again).
+        asked |= stems(kept) - stems(document_title(source)) - name_stems(kept)
     where = question.strip().lower().startswith("where")
     scored: list[tuple[bool, float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"

@@ -31,7 +31,11 @@ _SPAN = re.compile(
     r"(?P<value>(?=[\w-]*\d)\w[\w-]*\w|\d)", re.IGNORECASE)
 _WORD_SPAN = re.compile(
     r"\b(?P<name>password|passphrase|passkey)\b(?:[^.;\n]{0,40}?(?:\bis\b|:)|)\s+"
-    r"(?P<value>\w[\w-]{2,}\w)", re.IGNORECASE)
+    r"(?:(?:also|still|now|usually|always)\s+)?(?!(?:\w+(?:ed|en)|kept|stuck|held)\s+"
+    r"(?:on|in|under|at|by|to|inside|behind|beside|next|above|below)\b)"
+    r"(?!(?:also|still|now|usually|always)\b)(?P<value>\w[\w-]{2,}\w)", re.IGNORECASE)
+# (Not a participle before a place: "the password is printed on the card", "is also stuck
+# to the fridge" say where it is, not what.)
 
 
 @dataclass(frozen=True, slots=True)

@@ -546,3 +546,16 @@ def test_the_event_asked_the_time_or_place_of_must_be_in_the_document() -> None:
     # Nor what is done to a thing, which is named otherwise too often.
     assert not asked.missing_subject("When is the rubbish collected?", "Bins go out Monday.")
     assert not asked.missing_subject("When is the hedge kept trimmed?", "Gardener: May.")
+
+
+def test_a_team_numbered_with_a_plural_is_a_numbered_thing() -> None:
+    chat = "Coach: U9s - no training this Saturday, back to 9.30 next week."
+    assert asked.numbered_otherwise("When do the U13s train?", chat)
+    assert not asked.numbered_otherwise("When do the U9s train?", chat)
+
+
+def test_whom_to_ring_may_be_a_number() -> None:
+    assert asked.can_answer("Who do I call for help out of hours?",
+                            "When the office is shut, ring 0300 123 7000.")
+    assert not asked.can_answer("Who do I call for help out of hours?",
+                                "The office is shut on Sundays.")

@@ -534,3 +534,20 @@ def test_a_list_items_label_tells_its_later_sentences_apart() -> None:
                           [0.62, 0.52, 0.70], "contract.txt", labels=["", "Hours", "Hours"])
     assert found is not None
     assert "8am to 5.30pm" in found.as_answer()
+
+
+def test_a_follow_ups_pronoun_stands_for_the_last_questions_subject() -> None:
+    # No sentence holds the turn's own words: the last question's subject picks.
+    club = ["Training is back to normal next week, 9.30 at Kings Park.",
+            "The club dinner is at 7pm at the Royal Oak."]
+    found = pick_evidence("And what time does it start?", club, [0.35, 0.45], "club-chat.txt",
+                          kept="Where is training normally?")
+    assert found is not None
+    assert "9.30" in found.as_answer()
+    # One holds them: the turn's own words pick, not the last subject's sentence again.
+    letter = ["Your blood test is on Tuesday 15 December at 8.20am.",
+              "Bring a list of the medicines you take."]
+    found = pick_evidence("And what should I bring?", letter, [0.45, 0.40], "gp-letter.pdf",
+                          kept="What time is the blood test?")
+    assert found is not None
+    assert "medicines" in found.as_answer()

@@ -55,3 +55,11 @@ def test_a_secret_word_qualifying_another_asks_for_the_last() -> None:
     assert secrets.asked("What's the Wi-Fi password and the gate code?") == {"password", "code"}
     note = "Pay by transfer to account 55019283, reference INV-4."
     assert "55019283" not in secrets.hide(note, secrets.asked("What is the account password?"))
+
+
+def test_where_a_password_is_is_no_password() -> None:
+    # A participle before a place says where it is; the value beside it is still found.
+    assert secrets.find("The password is written on the card under the router.") == []
+    assert secrets.find("The password is also taped inside the cupboard door.") == []
+    assert [s.value for s in secrets.find("The password is golden42.")] == ["golden42"]
+    assert [s.value for s in secrets.find("The password is also raven.")] == ["raven"]
