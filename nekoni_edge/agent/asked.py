@@ -481,6 +481,11 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     return check(question, sentence, context) if check is not None else True
 
 
+# Identifiers that are never a code or a PIN to key in: a value one names is that one.
+_OTHER_IDENTIFIER = re.compile(r"\b(?:reference|account|membership|policy|serial|booking|"
+                               r"customer|registration)\b", re.IGNORECASE)
+
+
 def _holds_identifier(question: str, sentence: str, context: str, close: bool) -> bool:
     """An identifier or a measure: a value of its own, in a sentence holding every other word
     of the question ("policy" for "the policy number", but "national" too for "my national
@@ -525,6 +530,8 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
     # "the plot number" is said as "plot 17", "the room number" as "room 12".
     counted = [m.group(1) for m in re.finditer(r"([a-z]+) number\b", q)
                if m.group(1) not in STOPWORDS]
+    if not named and _OTHER_IDENTIFIER.search(sentence) and not _OTHER_IDENTIFIER.search(q):
+        return False  # "Permit reference: ZK-20417" is no PIN, however code-like
     return named or _has_phone(sentence) or any(
         _CODE.fullmatch(t) for t in re.findall(r"[\w-]+", sentence)) or any(
         re.search(rf"\b{re.escape(c[:STEM])}\w*\s+\d", sentence, re.IGNORECASE)

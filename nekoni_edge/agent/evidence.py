@@ -149,6 +149,12 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     sections = [_section(headings[i] if i < len(headings) else "") for i in
                 range(len(candidates))]
     sectioned = names(question) & set().union(*sections)
+    # So does a line labelled with someone's name ("Finn: asthma. Allergic to cats."): its
+    # sentences are that one's, whoever the question names.
+    # (Not a chat's speaker, who talks to someone: "Sam: can you do Tuesday?")
+    owners = [set() if _SPOKEN.search(c) else _names_in(_line_label(c, labels[i] if i < len(
+        labels) else "")) for i, c in enumerate(candidates)]
+    labelled = names(question) & set().union(*owners)
     thing = subject(question)
     if whose and thing is not None and thing[1][-1] not in GENERIC_HEADS:
         # The asked thing is said only of another of the document's names: "her flea
@@ -207,7 +213,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 _someone_elses(whose, about, sentence, known) or \
                 not_about & _names_in(about) or \
                 sectioned and not sectioned & (sections[index] | _names_in(about)) and \
-                _PERSONAL_PRONOUN.search(about):
+                _PERSONAL_PRONOUN.search(about) or \
+                labelled and owners[index] and not labelled & (owners[index] | _names_in(about)):
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here"), a clause its sentence's ("an engineer will
@@ -289,6 +296,17 @@ _SUBJECT = re.compile(r"(?:^|:\s+)((?-i:[A-Z][a-z]+))")
 
 # A pronoun for a person, whose sentence is about its section's subject when it names nobody.
 _PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
+
+
+_LEADING_LABEL = re.compile(r"^([A-Z][\w'’ ,-]{0,30}):\s")
+_SPOKEN = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|you|your|you're|you'll|we|we're|we'll|"
+                     r"us|our)\b", re.IGNORECASE)
+
+
+def _line_label(sentence: str, label: str) -> str:
+    """The label of a sentence's line: given for its later sentences, read off its first."""
+    found = _LEADING_LABEL.match(sentence)
+    return label or (found.group(1) if found is not None else "")
 
 
 def _section(heading: str) -> set[str]:

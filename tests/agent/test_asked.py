@@ -559,3 +559,8 @@ def test_whom_to_ring_may_be_a_number() -> None:
                             "When the office is shut, ring 0300 123 7000.")
     assert not asked.can_answer("Who do I call for help out of hours?",
                                 "The office is shut on Sundays.")
+
+
+def test_a_value_another_identifier_names_is_no_pin() -> None:
+    assert not asked.can_answer("What is the gym locker PIN?", "Gym locker reference: GL-5512.")
+    assert asked.can_answer("What is the gym locker PIN?", "Gym locker: GL-5512.")

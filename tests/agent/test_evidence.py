@@ -551,3 +551,21 @@ def test_a_follow_ups_pronoun_stands_for_the_last_questions_subject() -> None:
                           kept="What time is the blood test?")
     assert found is not None
     assert "medicines" in found.as_answer()
+
+
+def test_a_line_labelled_with_a_name_is_that_ones() -> None:
+    notes = ["Dee Lowe: blood group A negative.", "Allergic to penicillin.",
+             "Finn: asthma, blue inhaler.", "Allergic to cats."]
+    labels = ["", "Dee Lowe", "", "Finn"]
+    found = pick_evidence("What is Dee allergic to?", notes, [0.3, 0.5, 0.3, 0.55],
+                          "medical.txt", labels=labels)
+    assert found is not None
+    assert "penicillin" in found.as_answer()
+    assert "cats" not in found.as_answer()
+    # A chat's speaker talks to someone: the line is not the speaker's own.
+    chat = ["Kate: Picked up Pickle at 8.", "Sam: Lovely.",
+            "Next week can you walk her on Tuesday and Thursday?", "Kate: Yes fine."]
+    found = pick_evidence("Which days will Kate walk Pickle next week?", chat,
+                          [0.4, 0.1, 0.6, 0.3], "chat.txt", labels=["", "", "Sam", ""])
+    assert found is not None
+    assert "Tuesday and Thursday" in found.as_answer()
