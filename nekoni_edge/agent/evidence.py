@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -144,26 +144,16 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # The names the document uses (capitalised after a sentence's start), and the question's.
     known = set().union(*(names(c) for c in candidates)) - STOPWORDS
     whose = names(question) & known
-    # A document with a section for someone the question names ("## Leo (5)") says what is
-    # theirs there: "She's allergic to peanuts" under another's section is that one's.
-    sections = [_section(headings[i] if i < len(headings) else "") for i in
-                range(len(candidates))]
-    sectioned = names(question) & set().union(*sections)
-    # So does a line labelled with someone's name ("Finn: asthma. Allergic to cats."): its
-    # sentences are that one's, whoever the question names.
-    # (Not a chat's speaker, who talks to someone: "Sam: can you do Tuesday?")
-    owners = [set() if _SPOKEN.search(c) else _names_in(_line_label(c, labels[i] if i < len(
-        labels) else "")) for i, c in enumerate(candidates)]
-    labelled = names(question) & set().union(*owners)
+    anothers = _anothers_parts(question, candidates, headings, labels)
     thing = subject(question)
     if whose and thing is not None and thing[1][-1] not in GENERIC_HEADS:
         # The asked thing is said only of another of the document's names: "her flea
         # treatment is due on the 1st" after "Mochi is insured" says nothing of Shelby's.
         head = thing[1][-1][:STEM]
         holding = [i for i in range(len(candidates))
-                if head in stems(with_antecedent(candidates, i))]
+                   if head in stems(with_antecedent(candidates, i))]
         if holding and all(_someone_elses(whose, with_antecedent(candidates, i), candidates[i],
-                                       known) for i in holding):
+                                          known) for i in holding):
             return None
     # A number the question states says which sentence, when one holds it ("heated to 60
     # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
@@ -211,10 +201,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known) or \
-                not_about & _names_in(about) or \
-                sectioned and not sectioned & (sections[index] | _names_in(about)) and \
-                _PERSONAL_PRONOUN.search(about) or \
-                labelled and owners[index] and not labelled & (owners[index] | _names_in(about)):
+                not_about & _names_in(about) or anothers(index, about):
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here"), a clause its sentence's ("an engineer will
@@ -307,6 +294,29 @@ def _line_label(sentence: str, label: str) -> str:
     """The label of a sentence's line: given for its later sentences, read off its first."""
     found = _LEADING_LABEL.match(sentence)
     return label or (found.group(1) if found is not None else "")
+
+
+def _anothers_parts(question: str, candidates: Sequence[str], headings: Sequence[str],
+                    labels: Sequence[str]) -> Callable[[int, str], bool]:
+    """Whether a sentence (its index, and what it is about) is in another's part of a
+    document with a part for someone the question names: a section ("## Leo (5)": "She's
+    allergic to peanuts" under "## Ruby (9)" is Ruby's), or a line labelled with a name
+    ("Finn: asthma. Allergic to cats."; not a chat's speaker, who talks to someone: "Sam: can
+    you do Tuesday?")."""
+    asked = names(question)
+    sections = [_section(headings[i] if i < len(headings) else "")
+                for i in range(len(candidates))]
+    owners = [set() if _SPOKEN.search(c) else _names_in(_line_label(
+        c, labels[i] if i < len(labels) else "")) for i, c in enumerate(candidates)]
+    sectioned = asked & set().union(*sections)
+    labelled = asked & set().union(*owners)
+
+    def anothers(index: int, about: str) -> bool:
+        held = _names_in(about)
+        return bool(sectioned and not sectioned & (sections[index] | held)
+                    and _PERSONAL_PRONOUN.search(about)
+                    or labelled and owners[index] and not labelled & (owners[index] | held))
+    return anothers
 
 
 def _section(heading: str) -> set[str]:
