@@ -183,8 +183,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
             signed.add(index)
         # A clause's sentence says what it is about too: "Keys are in the key box by the
         # door; the code is 2580".
-        clause_of = candidates[index - 1] if index and about == sentence and \
-            candidates[index - 1].endswith(";") else ""
+        clause_of = _clause_before(candidates, index) if about == sentence else ""
         context = f"{opening} {clause_of} {about}"
         close = cosine >= SHOW_SEMANTIC
         if not can_answer(question, sentence, context, close=close, about=about):
@@ -251,9 +250,9 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # the clauses between the two.
     for index in list(chosen):
         first = last = index
-        while first and candidates[first - 1].endswith(";"):
+        while _clause_before(candidates, first):
             first -= 1
-        while last + 1 < len(candidates) and candidates[last].endswith(";"):
+        while last + 1 < len(candidates) and _clause_before(candidates, last + 1):
             last += 1
         chosen |= set(range(first, last + 1))
     told = " ".join(c for i, c in enumerate(candidates) if i in chosen)
@@ -451,6 +450,12 @@ def with_antecedent(candidates: Sequence[str], index: int) -> str:
     return sentence
 
 
+def _clause_before(candidates: Sequence[str], index: int) -> str:
+    """The clause before a candidate when the two are one sentence (it ends with a
+    semicolon); '' when there is none."""
+    return candidates[index - 1] if index and candidates[index - 1].endswith(";") else ""
+
+
 def _leans_on(sentence: str, before: str) -> bool:
     """Whether the sentence takes its subject from the one before: a pronoun for a thing, or
     a reply after a question (a chat's "Who's doing the music?" "My nephew Kofi will DJ", an
@@ -466,9 +471,8 @@ def own_subject(candidates: Sequence[str], index: int) -> str:
     the garden the sentence before also names."""
     sentence = candidates[index]
     if index and (_leans_on(sentence, candidates[index - 1])
-                  or candidates[index - 1].endswith(";")):
-        # (A clause after a semicolon is the same sentence: "Keys are in the key box by the
-        # door; the code is 2580" tells the key box's code.)
+                  or _clause_before(candidates, index)):
+        # ("Keys are in the key box by the door; the code is 2580" tells the key box's code.)
         return f"{candidates[index - 1]} {sentence}"
     return sentence
 
