@@ -218,7 +218,8 @@ _AUXILIARY = re.compile(r"\b(do|does|did)\b", re.IGNORECASE)
 _COPULA = re.compile(r"\b(is|are|was|were)\b", re.IGNORECASE)
 _PREDICATE = re.compile(r"due|open|closed|ready|done|over|\w+ed", re.IGNORECASE)
 # Where a possessed phrase's head ends: "key worker at nursery" is about a worker.
-_PREPOSITIONS = frozenset("at in on for of with from to by".split())
+_PREPOSITIONS = frozenset("at in on for of with from to by per about during after before near "
+                           "into over under without between than".split())
 
 
 _PAST_SUBJECT = re.compile(r"\bdid (?:the|our|my) ([\w-]+)", re.IGNORECASE)

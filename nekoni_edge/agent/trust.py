@@ -43,9 +43,10 @@ _LEANING_OPENERS = ("and ", "what about", "how about", "also ", "then ", "but ",
 # A question word or a verb opening a turn's own question, after "and" or "but".
 _ASKS_ITSELF = re.compile(r"(what|when|where|who|whose|which|why|how|is|are|was|were|do|does|"
                           r"did|can|could|will|would|should|has|have|tell|give)\b")
-# A question word and a noun with no verb ("and what time of day?", "which room?"): the last
-# question's subject, asked again for another thing.
-_FRAGMENT = re.compile(r"^(?:what|which|whose|how many|how much) [a-z]+(?: of (?:the )?[a-z]+)?"
+# A question word and a noun with no verb ("and what time of day?", "which room?", "in which
+# months?"): the last question's subject, asked again for another thing.
+_FRAGMENT = re.compile(r"^(?:(?:in|on|at|for|from|by|to|during|until|till) )?"
+                       r"(?:what|which|whose|how many|how much) [a-z]+(?: of (?:the )?[a-z]+)?"
                        r"\s*[?.!]*$")
 # What a follow-up adds to the relevance of a note the turn before it showed: a subject kept.
 FOLLOWED = 0.1
@@ -84,6 +85,8 @@ def leans_on_last_turn(text: str) -> bool:
     Sundays?', 'what should she bring?'); 'and where is the fuse box?' has its own."""
     lowered = text.strip().lower()
     said = words(lowered)
+    if fragment(lowered):
+        return True  # "during which months?": a question word and a noun, nothing of its own
     # A pronoun counts with its verb joined on: "he's", "she'll", "they're".
     if any(w in _LEANING or re.split(r"['’]", w)[0] in _LEANING for w in said):
         return True

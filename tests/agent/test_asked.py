@@ -57,6 +57,10 @@ def test_someone_named_with_a_possessive_is_the_households() -> None:
     # the head of "key worker at nursery" is the worker, and the document has none
     assert asked.missing_subject("Who is Leo's key worker at nursery?",
                                  "Leo goes to Little Acorns nursery.")
+    # any preposition ends the head: "per pupil", "during the holidays" say which, not what
+    trip = "Mia's school trip to the farm costs £12 a head."
+    assert not asked.missing_subject("How much is Mia's school trip per pupil?", trip)
+    assert not asked.missing_subject("What does Mia's school trip cost during term?", trip)
 
 
 def test_an_address_and_a_time_of_year_are_kinds_too() -> None:

@@ -447,6 +447,19 @@ async def test_a_fragment_following_a_documents_answer_is_no_question_for_the_cl
         assert "7am" not in reply
 
 
+async def test_a_fragment_opening_with_a_preposition_is_no_question_for_the_clock(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "choir.md": "# Community choir\n\nWe rehearse on Thursday evenings in the church "
+                    "hall. The season runs from September to June, with a concert at "
+                    "Christmas.\n",
+    }) as box:
+        chat, _ = service(box, [["On Thursday evenings."], ["From September to June."]])
+        await turn(chat, "When does the choir rehearse?")
+        reply = await turn(chat, "During which months?")
+        assert "Current time" not in reply
+
+
 async def test_a_secret_in_a_clause_is_told_for_its_sentences_thing(
         tmp_path: Path, embedder: Any) -> None:
     async with household(tmp_path, embedder, {
