@@ -516,7 +516,7 @@ def _holds_identifier(question: str, sentence: str, context: str, close: bool) -
     # "the guest Wi-Fi"): half of them is enough there. Any other needs them all ("my
     # national insurance number" is not the home insurance's claims line).
     if held != others and not (close and 2 * len(held) >= len(others)
-                               and not _named_otherwise(question, f"{context} {sentence}")):
+                               and not named_otherwise(question, f"{context} {sentence}")):
         return False
     # "every 6,000 miles" is how often, not a mileage.
     measured = set(words(_EVERY.sub("", sentence)))
@@ -545,19 +545,61 @@ _NOT_A_VALUE = r"(?:on|in|at|under|behind|by|with|kept|written|stuck|the same|\w
 _PICKING = frozenset("whose every each".split())
 
 
-def _named_otherwise(question: str, text: str) -> bool:
+# The thing a question ends by naming after a determiner.
+_DETERMINED_LAST = re.compile(r"^(.*)\b(?:the|a|an|our|my|your|his|her|their)\s+((?:(?!(?:"
+                              + "|".join(sorted(STOPWORDS)) + r")\b)[a-z][\w-]*\s*)+)"
+                              r"[?.!]*$")
+_ASKING_AUXILIARY = re.compile(r"\b(?:do|does|did|can|could|will|would|should|must|shall)\b")
+_PARTICLES = frozenset("off up out down away back over on in".split())
+
+
+def _last_thing(question: str) -> list[str]:
+    """The words of the thing a question ends by naming after a determiner, when two or three
+    ("what is the car insurance excess?": car insurance excess); its verb and particle left
+    out after an auxiliary ("when does the motorbike insurance renew?", "when does the
+    heating go off?"); [] when it names none so."""
+    found = _DETERMINED_LAST.match(question.strip().lower())
+    if found is None:
+        return []
+    said = found.group(2).split()
+    # A participle says what is done to it, not which kind: "the tablets kept now", "the
+    # tree being taken down", "the raked leaves".
+    said = said[:next((i for i, w in enumerate(said) if w.endswith(("ed", "ing"))), len(said))]
+    while said and said[-1] in _PARTICLES:
+        said.pop()
+    if _ASKING_AUXILIARY.search(found.group(1)):
+        said = said[:-1]
+    return said if 2 <= len(said) <= 3 else []  # longer runs hold a verb
+
+
+def named_otherwise(question: str, text: str, document: str = "") -> bool:
     """Whether ``text`` names one of the question's things with a qualifier of its own where the
-    question's is missing: "the home insurance" is not "my national insurance"."""
+    question's is missing (from ``document`` too, when given): "the home insurance" is not "my
+    national insurance", nor "the car insurance" a home insurance schedule's."""
     asked = [fold(w) for w in words(question.lower())]
-    said = [fold(w) for w in words(text.lower())]
-    held = {w[:STEM] for w in said}
-    for qualifier, head in pairwise(asked):
+    parts = [re.findall(r"[\w'’-]+", part) for part in re.split(r"[›:;.,!?()]", text)]
+    held = {fold(w.lower())[:STEM] for part in parts for w in part} | stems(document)
+    if document:
+        # Against a whole document, only the thing the question ends by naming after a
+        # determiner ("what is the car insurance excess?", "for a quarter plot?"): words
+        # before a verb are no kind of a thing ("the tomatoes need watering").
+        pairs = list(pairwise(fold(w) for w in _last_thing(question)))
+    else:
+        pairs = list(pairwise(asked))
+    for qualifier, head in pairs:
         if qualifier in STOPWORDS or qualifier[:STEM] in held or head[:STEM] not in held:
             continue
-        if any(j and w[:STEM] == head[:STEM] and said[j - 1] not in STOPWORDS | _PICKING
-               and said[j - 1] not in asked for j, w in enumerate(said)):
-            return True
+        for said in parts:
+            for before, word in pairwise(said):
+                other = fold(before.lower())
+                if fold(word.lower())[:STEM] == head[:STEM] and other not in STOPWORDS | \
+                        _PICKING and other not in asked and not (document and _TITLE_CASE.match(
+                            word)):
+                    return True  # (in a name, "Otters Swimming Club", it is no kind of it)
     return False
+
+
+_TITLE_CASE = re.compile(r"[A-Z][a-z]")
 
 
 def _holds_date_of(question: str, sentence: str, context: str) -> bool:

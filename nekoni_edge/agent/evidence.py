@@ -22,6 +22,7 @@ from nekoni_edge.agent.asked import (
     can_answer,
     holds_kind,
     name_stems,
+    named_otherwise,
     names,
     numbered_names,
     subject,
@@ -166,6 +167,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         for i in range(len(candidates))]
     numbered = any(holds_stated)
     kind = answer_kind(question)
+    whole = f"{document_title(source)} {' '.join(candidates)}"
     author = _author(candidates) if kind == "name" else ""
     signed: set[int] = set()  # the sentences whose "I" is the author's
     identifier = kind == "identifier"
@@ -200,7 +202,10 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known) or \
-                not_about & _names_in(about) or anothers(index, about):
+                not_about & _names_in(about) or anothers(index, about) or \
+                named_otherwise(question, f"{own} {about}", whole):
+            # (Another kind of the asked thing, by a qualifier the document never says: "the
+            # car insurance" is not the home insurance schedule's excess.)
             continue
         # A pronoun's sentence holds its antecedent's words ("take it to the bottle bank"
         # after "glass is not collected here"), a clause its sentence's ("an engineer will

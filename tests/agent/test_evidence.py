@@ -569,3 +569,28 @@ def test_a_line_labelled_with_a_name_is_that_ones() -> None:
                           [0.4, 0.1, 0.6, 0.3], "chat.txt", labels=["", "", "Sam", ""])
     assert found is not None
     assert "Tuesday and Thursday" in found.as_answer()
+
+
+def test_another_kind_of_the_asked_thing_is_no_answer() -> None:
+    # The document names the thing with a qualifier of its own and never says the question's:
+    # the caravan's cover is not the flat's contents cover, nor a quarter pitch a half one.
+    flat = ["The standard excess is £250 for each claim.", "Cover renews on 2 May."]
+    headings = ["FLAT CONTENTS INSURANCE › Excess", "FLAT CONTENTS INSURANCE › Renewal"]
+    asking = "What is the caravan insurance excess?"
+    assert pick_evidence(asking, flat, [0.6, 0.3], "schedule.pdf", headings[0],
+                         headings) is None
+    found = pick_evidence("What is the contents insurance excess?", flat, [0.6, 0.3],
+                          "schedule.pdf", headings[0], headings)
+    assert found is not None
+    assert "£250" in found.sentence
+    pitches = ["Pitch: Half pitch, Fee: £40.", "Pitch: Full pitch, Fee: £70."]
+    assert pick_evidence("What is the fee for a quarter pitch?", pitches, [0.6, 0.6],
+                         "camping.md") is None
+    # A name's word is no kind ("Riverside Tennis Club"), nor a verb after the thing, nor a
+    # participle ("the raked leaves" are the leaves the document rakes).
+    club = ["Riverside Tennis Club: the junior fee is £30 a term."]
+    assert pick_evidence("How much is the junior tennis fee?", club, [0.6], "club.txt")
+    assert not asked.named_otherwise("Where do the raked leaves go?",
+                                     "Rake leaves into the cage behind the shed.", "garden")
+    assert not asked.named_otherwise("When does the hall heating go off?",
+                                     "The hall heating goes off at 10pm.", "hall")
