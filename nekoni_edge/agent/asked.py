@@ -58,7 +58,11 @@ _WHEN = re.compile(rf"\b(\d{{1,2}}([:.]\d\d)?\s?(am|pm)|\d{{1,2}}[:.]\d\d\b|"
 # A question for when something starts, and a clock time said as when it ends. English only.
 _ASKS_A_START = re.compile(r"\b(open|opens|start|starts|begin|begins|leave|leaves|depart|"
                            r"departs)\b")
-_UNTIL = re.compile(r"\b(until|till|til)\s*$", re.IGNORECASE)
+_UNTIL = re.compile(r"\b(until|till|til|(?:closes?|closing|finish(?:es)?|ends?)(?: at)?)\s*$",
+                    re.IGNORECASE)
+# ...and the same the other way: "what time does it close?" is not answered by "opens at 9".
+_ASKS_AN_END = re.compile(r"\b(close|closes|shut|shuts|finish|finishes|end|ends)\b")
+_FROM = re.compile(r"\b(from|(?:opens?|opening|starts?|begins?)(?: at)?)\s*$", re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
 _DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})\b|"
@@ -423,6 +427,11 @@ def answer_kind(question: str) -> str:
     return ""
 
 
+def _before(sentence: str, time: re.Match[str]) -> str:
+    """The words before a clock time ("9.30am" is found as its "30am")."""
+    return sentence[:time.start()].rstrip("0123456789.:")
+
+
 # What a sentence holding each kind of answer says, where a pattern tells it: a clock time
 # for "what time", money for a cost, a day for "which day" (a month says none of them).
 _SAYS: dict[str, re.Pattern[str]] = {
@@ -471,10 +480,12 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     if kind == "name":
         # "He came on Tuesday and replaced the seal": the name is what "he" stands for.
         return _holds_name(question, about or sentence, context)
+    if kind == "clock" and _ASKS_AN_END.search(q) and not _ASKS_A_START.search(q):
+        return any(not _FROM.search(_before(sentence, m)) for m in _CLOCK.finditer(sentence))
     if kind == "clock" and _ASKS_A_START.search(q):
         # "What time does the shop open?": a time the sentence says it lasts until ("open
         # until 9pm") is when it ends, no answer to when it starts.
-        return any(not _UNTIL.search(sentence[:m.start()]) for m in _CLOCK.finditer(sentence))
+        return any(not _UNTIL.search(_before(sentence, m)) for m in _CLOCK.finditer(sentence))
     held = holds_kind(kind, sentence)
     if held is not None:
         return held
@@ -551,6 +562,34 @@ _DETERMINED_LAST = re.compile(r"^(.*)\b(?:the|a|an|our|my|your|his|her|their)\s+
                               r"[?.!]*$")
 _ASKING_AUXILIARY = re.compile(r"\b(?:do|does|did|can|could|will|would|should|must|shall)\b")
 _PARTICLES = frozenset("off up out down away back over on in".split())
+
+
+_TIMED_DOER = re.compile(r"^(?:when|what time|what day|at what time) (?:does|do|did|will) "
+                         r"(?:the|our|my|your) ([a-z][\w -]*?)\W*$")
+
+
+def timed_doer(question: str) -> set[str]:
+    """What a question asks the time of something doing, folded: the head of the thing named
+    before its verb, or the word before that when the verb cannot be told ("what time does the
+    shop near the cottage open?": shop; "when does the bike shop close on Saturdays?": close or
+    shop); none when it asks in another form or of a placeholder ("the things"). A sentence
+    about another doer's time does not answer it ("check-in is from 4pm")."""
+    found = _TIMED_DOER.match(question.strip().lower())
+    if found is None:
+        return set()
+    said = found.group(1).split()
+    cut = next((i for i, w in enumerate(said) if w in STOPWORDS or w in _PREPOSITIONS), None)
+    if cut is None:  # the question ends with the verb, and its particle
+        while said and said[-1] in _PARTICLES:
+            said.pop()
+        cut = len(said) - 1
+    while cut > 0 and said[cut - 1] in _PARTICLES:
+        cut -= 1  # "get back from the trip"
+    heads = {fold(w) for w in said[max(cut - 2, 0):cut]}
+    return set() if heads & _PLACEHOLDERS else heads
+
+
+_PLACEHOLDERS = frozenset({"thing", "stuff", "one"})
 
 
 def _last_thing(question: str) -> list[str]:

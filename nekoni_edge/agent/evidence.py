@@ -26,6 +26,7 @@ from nekoni_edge.agent.asked import (
     names,
     numbered_names,
     subject,
+    timed_doer,
     writes_numbered,
 )
 from nekoni_edge.agent.trust import SHOW_SEMANTIC, fragment
@@ -167,7 +168,9 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         for i in range(len(candidates))]
     numbered = any(holds_stated)
     kind = answer_kind(question)
-    whole = f"{document_title(source)} {' '.join(candidates)}"
+    title = document_title(source)
+    whole = f"{title} {' '.join(candidates)}"
+    doer = {d for d in timed_doer(question) if d[:STEM] in stems(whole)}
     author = _author(candidates) if kind == "name" else ""
     signed: set[int] = set()  # the sentences whose "I" is the author's
     identifier = kind == "identifier"
@@ -215,6 +218,13 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         worded = f"{clause_of} {about}" if clause_of else about
         held = covered(asked, stems(f"{own} {worded}"))  # 'head' in 'Headteacher' too
         label = labels[index] if index < len(labels) else ""
+        if doer and not {d[:STEM] for d in doer} & stems(f"{title} {own} {worded} {label}") \
+                and not _WRITERS.search(sentence):
+            # Another's time: "check-in is from 4pm" for when the shop opens, in a document
+            # naming the shop elsewhere (one never naming it may name it otherwise: "the bus"
+            # for "the coach"). The writer's may be the asked thing's: the bike shop's
+            # letter says "we're open until 6pm".
+            continue
         if held and label:
             # A list item's label tells its sentences apart from their siblings' ("Half term
             # is 15 to 19 February" under "Spring term:"), as a heading does; it makes no
@@ -363,6 +373,7 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) 
 
 
 _IN_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my)\b")
+_WRITERS = re.compile(r"\b(?:I|we|us|our)\b|\b(?:I|we)['’]", re.IGNORECASE)
 # A letter's sender: its "From:" line, or the name under its sign-off ("Best wishes,").
 _FROM = re.compile(r"^From:\s*((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*){0,3})",
                    re.IGNORECASE)

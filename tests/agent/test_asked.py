@@ -568,3 +568,13 @@ def test_whom_to_ring_may_be_a_number() -> None:
 def test_a_value_another_identifier_names_is_no_pin() -> None:
     assert not asked.can_answer("What is the gym locker PIN?", "Gym locker reference: GL-5512.")
     assert asked.can_answer("What is the gym locker PIN?", "Gym locker: GL-5512.")
+
+
+def test_a_time_said_for_the_opposite_event_does_not_answer() -> None:
+    # When something closes or ends is no answer to when it opens or starts, and back.
+    late = "The corner café is two minutes away and closes at 5pm."
+    assert not asked.can_answer("What time does the café open?", late)
+    assert asked.can_answer("What time does the café close?", late)
+    early = "The library opens at 9.30am on weekdays."
+    assert not asked.can_answer("What time does the library shut?", early)
+    assert asked.can_answer("What time does the library open?", early)

@@ -594,3 +594,19 @@ def test_another_kind_of_the_asked_thing_is_no_answer() -> None:
                                      "Rake leaves into the cage behind the shed.", "garden")
     assert not asked.named_otherwise("When does the hall heating go off?",
                                      "The hall heating goes off at 10pm.", "hall")
+
+
+def test_the_time_of_another_doer_is_no_answer() -> None:
+    # Asked when the pharmacy opens, the document's only time is the surgery's.
+    notes = ["The surgery is open from 8am on weekdays.", "There is a pharmacy next door."]
+    assert pick_evidence("What time does the pharmacy by the surgery open?", notes,
+                         [0.6, 0.5], "practice.txt") is None
+    assert asked.timed_doer("When does the bin lorry come?") == {"bin", "lorry"}
+    # Its own sentence answers, and a writer's "we" may be the asked thing.
+    found = pick_evidence("What time does the surgery open?", notes, [0.6, 0.5],
+                          "practice.txt")
+    assert found is not None
+    assert "8am" in found.sentence
+    letter = ["Thank you for booking your bike in.", "We're open from 9am on Saturdays."]
+    assert pick_evidence("What time does the bike shop open on Saturdays?", letter,
+                         [0.3, 0.6], "bike-service.txt") is not None
