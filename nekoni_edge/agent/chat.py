@@ -282,8 +282,9 @@ class ChatService:
             query = trust.contextual_query(window.last_query, content)
             follows = window.last_shown
             kept = window.last_query
-            if trust.asks_of_a_relative(content):
-                # "And his sister's?": the same thing, not of the one the last turn named.
+            if trust.asks_of_a_relative(content) or names(content) - names(window.last_query):
+                # "And his sister's?", "and Anya?": the same thing, not of the one the last
+                # turn named.
                 not_about = frozenset(names(window.last_query) - names(content))
         window.last_query = query
         routable = self.router.may_route(content)

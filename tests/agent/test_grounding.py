@@ -460,6 +460,18 @@ async def test_a_fragment_opening_with_a_preposition_is_no_question_for_the_cloc
         assert "Current time" not in reply
 
 
+async def test_a_follow_up_naming_someone_new_is_not_the_last_ones_sentence(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "evenings.md": "# Evenings\n\n- Maya (4): bath at 6.15, asleep by 7.\n"
+                       "- Leo (10): shower after football, lights out at 8.45.\n",
+    }) as box:
+        chat, _ = service(box, [["Maya has her bath at 6.15."], ["Maya has her bath at 6.15."]])
+        assert "6.15" in await turn(chat, "What time does Maya have her bath?")
+        reply = await turn(chat, "And Leo?")
+        assert "6.15" not in reply
+
+
 async def test_a_secret_in_a_clause_is_told_for_its_sentences_thing(
         tmp_path: Path, embedder: Any) -> None:
     async with household(tmp_path, embedder, {
