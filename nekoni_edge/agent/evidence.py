@@ -173,11 +173,17 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     doer = {d for d in timed_doer(question) if d[:STEM] in stems(whole)}
     author = _author(candidates) if kind == "name" else ""
     signed: set[int] = set()  # the sentences whose "I" is the author's
+    continued: set[int] = set()  # the later sentences of a labelled line
     identifier = kind == "identifier"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
         about = with_antecedent(candidates, index)
+        if about == sentence and index < len(labels) and labels[index]:
+            # A labelled line's later sentence goes on with its message ("Priya: Anya's party
+            # is sorted!! Saturday 16th January, 2 till 4").
+            about = f"{candidates[index - 1]} {sentence}"
+            continued.add(index)
         if numbered and not holds_stated[index]:
             continue
         if author and _IN_FIRST_PERSON.search(sentence) and \
@@ -253,7 +259,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                    and best_score - s[1] <= EVIDENCE_PAIR_MARGIN), None)
     chosen = {best_index} | ({runner[2]} if runner is not None else set())
     # A pronoun's sentence is told with the one saying what the pronoun stands for.
-    chosen |= {i - 1 for i in chosen if with_antecedent(candidates, i) != candidates[i]}
+    chosen |= {i - 1 for i in chosen if with_antecedent(candidates, i) != candidates[i]
+               or i in continued}
     if best_index + 1 < len(candidates) and \
             with_antecedent(candidates, best_index + 1) != candidates[best_index + 1]:
         # The next sentence goes on about the same thing ("E4 - outdoor unit iced up." "It

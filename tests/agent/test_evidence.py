@@ -610,3 +610,15 @@ def test_the_time_of_another_doer_is_no_answer() -> None:
     letter = ["Thank you for booking your bike in.", "We're open from 9am on Saturdays."]
     assert pick_evidence("What time does the bike shop open on Saturdays?", letter,
                          [0.3, 0.6], "bike-service.txt") is not None
+
+
+def test_a_messages_later_sentence_goes_on_with_its_message() -> None:
+    from nekoni_edge.rag.structure import line_labels
+    chat = ("Tom: The barbecue is happening!! Sunday 3rd August, from 1pm, at Victoria Park.\n"
+            "Ines: I'll bring the barbecue charcoal on Friday.")
+    said = sentences(chat)
+    found = pick_evidence("When is the barbecue?", said, [0.7, 0.3, 0.35], "chat.txt",
+                          labels=line_labels(chat))
+    assert found is not None
+    assert "Sunday 3rd August" in found.told
+    assert "The barbecue is happening" in found.told  # told with its message's opening
