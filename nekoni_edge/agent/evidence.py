@@ -212,7 +212,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     question, about, named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known) or \
                 not_about & _names_in(about) or anothers(index, about) or \
-                named_otherwise(question, f"{own} {about}", whole):
+                named_otherwise(question, f"{title}: {own}: {about}", whole):
             # (Another kind of the asked thing, by a qualifier the document never says: "the
             # car insurance" is not the home insurance schedule's excess.)
             continue

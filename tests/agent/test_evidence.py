@@ -583,6 +583,8 @@ def test_another_kind_of_the_asked_thing_is_no_answer() -> None:
                           "schedule.pdf", headings[0], headings)
     assert found is not None
     assert "£250" in found.sentence
+    # The document's name says its kind when no heading does.
+    assert pick_evidence(asking, flat, [0.6, 0.3], "flat-insurance.pdf") is None
     pitches = ["Pitch: Half pitch, Fee: £40.", "Pitch: Full pitch, Fee: £70."]
     assert pick_evidence("What is the fee for a quarter pitch?", pitches, [0.6, 0.6],
                          "camping.md") is None
