@@ -484,7 +484,7 @@ def _leans_on(sentence: str, before: str) -> bool:
     a reply after a question (a chat's "Who's doing the music?" "My nephew Kofi will DJ", an
     FAQ's answer is about what was asked)."""
     return bool(_PRONOUN_OPENING.match(sentence) or _PRONOUN_OBJECT.search(sentence)
-                or before.endswith("?"))
+                or before.endswith("?") or _BARE_IDENTIFIER.match(sentence))
 
 
 def own_subject(candidates: Sequence[str], index: int) -> str:
@@ -507,6 +507,11 @@ _PRONOUN_OBJECT = re.compile(
     r"down|off|out|back|away|before|after|until|and|or|but|if|when|so)\b)", re.IGNORECASE)
 
 
+# A sentence opening with an identifier that names no thing of its own: "The burglar alarm
+# panel is by the front door. The code is 4471" is the alarm's code.
+_BARE_IDENTIFIER = re.compile(rf"^(?:{SPEAKER_LABEL})?(?:the|its) (?:code|pin|password|"
+                              r"combination|passcode|number)\b(?! (?:for|of|to)\b)",
+                              re.IGNORECASE)
 # A sentence opening with "the" and a noun: "the exam" after "his Grade 2 exam" is that one.
 _DEFINITE_OPENING = re.compile(rf"^(?:{SPEAKER_LABEL})?the (?P<noun>[a-z]+)\b", re.IGNORECASE)
 

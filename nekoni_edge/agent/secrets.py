@@ -26,9 +26,12 @@ _NAMES = "|".join(sorted(_KIND_OF, key=len, reverse=True))
 # The secret's word, at most a few words of filler ("is", "number", "for the gate"), then a
 # value holding a digit; or a password's word and the word it is ("password is bluebell",
 # "give the password lighthouse").
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _SPAN = re.compile(
     rf"\b(?P<name>{_NAMES})\b(?:[\s:=]+(?!\d)[\w'’]+){{0,3}}?[\s:=]+"
-    r"(?P<value>(?=[\w-]*\d)\w[\w-]*\w|\d)", re.IGNORECASE)
+    r"(?P<value>(?=[\w-]*\d)\w[\w-]*\w|\d)"
+    # (A date or a time is no secret's value: "the policy renews on 30 June", "at 5pm".)
+    rf"\b(?<!\d(?:st|nd|rd|th|am|pm))(?!\s+{_MONTH}(?:\s|$|[,.;]))", re.IGNORECASE)
 _WORD_SPAN = re.compile(
     r"\b(?P<name>password|passphrase|passkey)\b(?:[^.;\n]{0,40}?(?:\bis\b|:)|)\s+"
     r"(?:(?:also|still|now|usually|always)\s+)?(?!(?:\w+(?:ed|en)|kept|stuck|held)\s+"

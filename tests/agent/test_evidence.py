@@ -624,3 +624,12 @@ def test_a_messages_later_sentence_goes_on_with_its_message() -> None:
     assert found is not None
     assert "Sunday 3rd August" in found.told
     assert "The barbecue is happening" in found.told  # told with its message's opening
+
+
+def test_an_identifier_naming_no_thing_of_its_own_is_the_sentence_befores() -> None:
+    from nekoni_edge.agent.evidence import own_subject
+    said = ["The side gate has a keypad lock.", "The code is 7720 and the gate sticks."]
+    assert own_subject(said, 1) == " ".join(said)
+    # ...but one that names its own thing is that thing's alone.
+    named = ["The side gate has a keypad lock.", "The code for the bike lock is 3321."]
+    assert own_subject(named, 1) == named[1]

@@ -63,3 +63,12 @@ def test_where_a_password_is_is_no_password() -> None:
     assert secrets.find("The password is also taped inside the cupboard door.") == []
     assert [s.value for s in secrets.find("The password is golden42.")] == ["golden42"]
     assert [s.value for s in secrets.find("The password is also raven.")] == ["raven"]
+
+
+def test_a_date_or_a_time_after_a_secrets_word_is_no_secret() -> None:
+    # A renewal day is when, not a policy's number; a time is not a code.
+    assert secrets.find("The caravan policy renews on 14 March each year.") == []
+    assert secrets.find("Our account is reviewed on the 2nd.") == []
+    assert secrets.find("The door code changes at 6pm.") == []
+    assert secrets.hide("The gate code is 8812; it changes on 1 May.") == (
+        "The gate code is (not shown); it changes on 1 May.")
