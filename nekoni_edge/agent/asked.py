@@ -58,11 +58,15 @@ _WHEN = re.compile(rf"\b(\d{{1,2}}([:.]\d\d)?\s?(am|pm)|\d{{1,2}}[:.]\d\d\b|"
 # A question for when something starts, and a clock time said as when it ends. English only.
 _ASKS_A_START = re.compile(r"\b(open|opens|start|starts|begin|begins|leave|leaves|depart|"
                            r"departs)\b")
-_UNTIL = re.compile(r"\b(until|till|til|(?:closes?|closing|finish(?:es)?|ends?)(?: at)?)\s*$",
+# (A journey's end too: "her train gets into Brampton at 14.52" is no answer to when it leaves.)
+_UNTIL = re.compile(r"\b(until|till|til|(?:closes?|closing|finish(?:es)?|ends?|arrives?|"
+                    r"arriving|lands?|gets? in(?:to)?)(?: (?:the )?(?-i:[A-Z])\w+)*(?: at)?)\s*$",
                     re.IGNORECASE)
 # ...and the same the other way: "what time does it close?" is not answered by "opens at 9".
-_ASKS_AN_END = re.compile(r"\b(close|closes|shut|shuts|finish|finishes|end|ends)\b")
-_FROM = re.compile(r"\b(from|(?:opens?|opening|starts?|begins?)(?: at)?)\s*$", re.IGNORECASE)
+_ASKS_AN_END = re.compile(r"\b(close|closes|shut|shuts|finish|finishes|end|ends|arrive|"
+                          r"arrives|land|lands|get in|gets in)\b")
+_FROM = re.compile(r"\b(from|(?:opens?|opening|starts?|begins?|leaves?|departs?|sets? off)"
+                   r"(?: (?:the )?(?-i:[A-Z])\w+)*(?: at)?)\s*$", re.IGNORECASE)
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
 _DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})\b|"

@@ -578,3 +578,8 @@ def test_a_time_said_for_the_opposite_event_does_not_answer() -> None:
     early = "The library opens at 9.30am on weekdays."
     assert not asked.can_answer("What time does the library shut?", early)
     assert asked.can_answer("What time does the library open?", early)
+    # A journey's end is no answer to when it sets out, and back.
+    coach = "The coach gets into Leeds at 16.40 on Sunday."
+    assert not asked.can_answer("What time does the coach leave?", coach)
+    assert asked.can_answer("What time does the coach arrive?", coach)
+    assert not asked.can_answer("What time does the ferry land?", "The ferry departs at 7.15.")
