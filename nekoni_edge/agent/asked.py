@@ -561,7 +561,9 @@ _PICKING = frozenset("whose every each".split())
 
 
 # The thing a question ends by naming after a determiner.
-_DETERMINED_LAST = re.compile(r"^(.*)\b(?:the|a|an|our|my|your|his|her|their)\s+((?:(?!(?:"
+_DETERMINED_LAST = re.compile(r"^(.*?\b(?:do|does|did|is|are|was|were)?)\s*\b"
+                              r"(?:(?:the|a|an|our|my|your|his|her|their)\s+|(?<=do )|(?<=does )|"
+                              r"(?<=did )|(?<=is )|(?<=are )|(?<=was )|(?<=were ))((?:(?!(?:"
                               + "|".join(sorted(STOPWORDS)) + r")\b)[a-z][\w-]*\s*)+)"
                               r"[?.!]*$")
 _ASKING_AUXILIARY = re.compile(r"\b(?:do|does|did|can|could|will|would|should|must|shall)\b")

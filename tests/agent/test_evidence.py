@@ -588,6 +588,9 @@ def test_another_kind_of_the_asked_thing_is_no_answer() -> None:
     pitches = ["Pitch: Half pitch, Fee: £40.", "Pitch: Full pitch, Fee: £70."]
     assert pick_evidence("What is the fee for a quarter pitch?", pitches, [0.6, 0.6],
                          "camping.md") is None
+    # A thing named with no determiner after its verb ("does chess club cost") is one too.
+    clubs = ["Chess club is on Mondays and costs £3 a session."]
+    assert pick_evidence("How much does football club cost?", clubs, [0.6], "letter.pdf") is None
     # A name's word is no kind ("Riverside Tennis Club"), nor a verb after the thing, nor a
     # participle ("the raked leaves" are the leaves the document rakes).
     club = ["Riverside Tennis Club: the junior fee is £30 a term."]
