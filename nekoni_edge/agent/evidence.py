@@ -145,6 +145,12 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     named = Counter(p for own in pairs for p in own)
     # The names the document uses (capitalised after a sentence's start), and the question's.
     known = set().union(*(names(c) for c in candidates)) - STOPWORDS
+    # (A name may open every sentence it is in: "Oskar has swimming on Tuesdays", "Elsa's
+    # netball is on Saturdays".)
+    opening_words = {fold(m.group("word").lower()): m.group("owned") for c in candidates
+                     if (m := _CAPITALISED_OPENING.match(c))}
+    known |= {w for w, owned in opening_words.items() if owned or w in names(question)} - \
+        CALENDAR - STOPWORDS
     whose = names(question) & known
     anothers = _anothers_parts(question, candidates, headings, labels)
     thing = subject(question)
@@ -512,6 +518,9 @@ _PRONOUN_OBJECT = re.compile(
 _BARE_IDENTIFIER = re.compile(rf"^(?:{SPEAKER_LABEL})?(?:the|its) (?:code|pin|password|"
                               r"combination|passcode|number)\b(?! (?:for|of|to)\b)",
                               re.IGNORECASE)
+# A sentence's opening capitalised word, and whether it owns what follows ("Elsa's netball").
+_CAPITALISED_OPENING = re.compile(rf"^(?:{SPEAKER_LABEL})?(?P<word>[A-Z][a-z]+)\b"
+                                  r"(?P<owned>['’]s\b)?")
 # A sentence opening with "the" and a noun: "the exam" after "his Grade 2 exam" is that one.
 _DEFINITE_OPENING = re.compile(rf"^(?:{SPEAKER_LABEL})?the (?P<noun>[a-z]+)\b", re.IGNORECASE)
 

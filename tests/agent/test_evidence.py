@@ -636,3 +636,12 @@ def test_an_identifier_naming_no_thing_of_its_own_is_the_sentence_befores() -> N
     # ...but one that names its own thing is that thing's alone.
     named = ["The side gate has a keypad lock.", "The code for the bike lock is 3321."]
     assert own_subject(named, 1) == named[1]
+
+
+def test_a_thing_said_only_of_another_opening_a_sentence_is_not_the_askeds() -> None:
+    # Both names open their sentences: Leo's ballet says nothing of Maya's.
+    said = ["Maya has piano on Mondays at 4pm.", "Leo's ballet is on Saturday mornings."]
+    assert pick_evidence("When is Maya's ballet?", said, [0.5, 0.6], "kids.txt") is None
+    found = pick_evidence("When is Leo's ballet?", said, [0.5, 0.6], "kids.txt")
+    assert found is not None
+    assert "Saturday" in found.sentence
