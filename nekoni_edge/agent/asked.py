@@ -586,8 +586,7 @@ def timed_doer(question: str) -> set[str]:
     said = found.group(1).split()
     cut = next((i for i, w in enumerate(said) if w in STOPWORDS or w in _PREPOSITIONS), None)
     if cut is None:  # the question ends with the verb, and its particle
-        while said and said[-1] in _PARTICLES:
-            said.pop()
+        said = _without_particle(said)
         cut = len(said) - 1
     while cut > 0 and said[cut - 1] in _PARTICLES:
         cut -= 1  # "get back from the trip"
@@ -596,6 +595,13 @@ def timed_doer(question: str) -> set[str]:
 
 
 _PLACEHOLDERS = frozenset({"thing", "stuff", "one"})
+
+
+def _without_particle(said: list[str]) -> list[str]:
+    """The words without the particles ending them ("go off", "get back")."""
+    while said and said[-1] in _PARTICLES:
+        said = said[:-1]
+    return said
 
 
 def _last_thing(question: str) -> list[str]:
@@ -610,8 +616,7 @@ def _last_thing(question: str) -> list[str]:
     # A participle says what is done to it, not which kind: "the tablets kept now", "the
     # tree being taken down", "the raked leaves".
     said = said[:next((i for i, w in enumerate(said) if w.endswith(("ed", "ing"))), len(said))]
-    while said and said[-1] in _PARTICLES:
-        said.pop()
+    said = _without_particle(said)
     if _ASKING_AUXILIARY.search(found.group(1)):
         said = said[:-1]
     return said if 2 <= len(said) <= 3 else []  # longer runs hold a verb

@@ -149,9 +149,10 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # netball is on Saturdays".)
     opening_words = {fold(m.group("word").lower()): m.group("owned") for c in candidates
                      if (m := _CAPITALISED_OPENING.match(c))}
-    known |= {w for w, owned in opening_words.items() if owned or w in names(question)} - \
+    asked_names = names(question)
+    known |= {w for w, owned in opening_words.items() if owned or w in asked_names} - \
         CALENDAR - STOPWORDS
-    whose = names(question) & known
+    whose = asked_names & known
     anothers = _anothers_parts(question, candidates, headings, labels)
     thing = subject(question)
     if whose and thing is not None and thing[1][-1] not in GENERIC_HEADS:
