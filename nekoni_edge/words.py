@@ -29,6 +29,8 @@ def fold(word: str) -> str:
         word = word[:-2]
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if word.endswith("ss"):
+        return word  # 'chess', 'glass', 'address': no plural to fold
     return word.rstrip("s") if len(word) > 3 else word
 
 

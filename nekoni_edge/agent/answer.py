@@ -77,8 +77,10 @@ def support(hit: Hit) -> str:
 def evidence_candidates(hit: Hit) -> list[tuple[int, str]]:
     """A chunk's sentences that may be evidence (its instructions left out), each with its
     place among the chunk's sentences (where its stored score is)."""
+    # A line ending in a colon introduces what follows ("Food:", "Please bring:") and states
+    # nothing of its own.
     return [(i, s) for i, s in enumerate(sentences(hit.content))
-            if trust.without_instructions(s)]
+            if trust.without_instructions(s) and not s.rstrip().endswith(":")]
 
 
 def looks_like_json(text: str) -> bool:

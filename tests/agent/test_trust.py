@@ -95,6 +95,9 @@ def test_a_compound_and_a_plural_in_ies_meet_their_word() -> None:
     from nekoni_edge.words import fold
 
     assert fold("empties") == "empty"
+    # A word ending in a double s is no plural: "chess" is not "che", nor "glass" "gla".
+    assert [fold(w) for w in ("chess", "glass", "address", "cats")] == [
+        "chess", "glass", "address", "cat"]
     assert covered(stems("empty milk bottles"),
                          stems("The milkman collects the empties.")) == {"empty", "milk"}
 
