@@ -80,6 +80,9 @@ class Evidence:
     parts: tuple[frozenset[str], ...] = ()
     place: str = ""  # for "where": the place phrase's last word, which an answer must say
     kind: str = ""  # the kind of answer asked for (``answer_kind``): an answer must say one
+    # How well it answers, comparable across documents: whether it holds one of the
+    # question's words, then meaning and words together.
+    score: tuple[bool, float] = (False, 0.0)
 
     def as_answer(self) -> str:
         """The evidence told as the answer, with its source."""
@@ -218,7 +221,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])) or \
                 _someone_elses(whose, about, sentence, known) or \
-                not_about & _names_in(about) or anothers(index, about) or \
+                _not_of_the_asked(_names_in(about), not_about, asked_names) or \
+                anothers(index, about) or \
                 named_otherwise(question, f"{title}: {own}: {about}", whole):
             # (Another kind of the asked thing, by a qualifier the document never says: "the
             # car insurance" is not the home insurance schedule's excess.)
@@ -302,7 +306,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     told=told, every_name=_asks_a_name(question),
                     parts=parts if len(parts) > 1 else (),
                     place=_place_word(clause or sentence, beyond) if where else "",
-                    kind=kind)
+                    kind=kind, score=(worded_first, best_score))
 
 
 # A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").
@@ -356,6 +360,12 @@ def _section(heading: str) -> set[str]:
 
 
 _SUBJECT_PRONOUN = re.compile(r"(?:he|she|they)\b", re.IGNORECASE)
+
+
+def _not_of_the_asked(named: set[str], not_about: frozenset[str], asked: set[str]) -> bool:
+    """Whether a sentence names one a follow-up does not ask about and none it does: "Rosie
+    and Arlo have tea at 5" still answers "And Arlo?" after Rosie's bedtime."""
+    return bool(named & not_about) and not named & (asked - not_about)
 
 
 def _names_in(text: str) -> set[str]:

@@ -35,6 +35,7 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
         return None
     kinds = secrets.asked(question)
     pointer: Evidence | None = None
+    best_found: Evidence | None = None
     for source in dict.fromkeys(h.source for h in hits):
         chunks = trust.passages_of(source, found, hits)
         document = trust.document_text(source, chunks)
@@ -90,10 +91,12 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
         if evidence is not None and any(w in evidence.sentence for w in withheld):
             continue
         if evidence is not None and not only_where_kept(question, evidence.sentence):
-            return evidence
+            if best_found is None or evidence.score > best_found.score:
+                best_found = evidence
+            continue
         # "The key safe code is in the home manual": told only when no note says the value.
         pointer = pointer or evidence
-    return pointer
+    return best_found or pointer
 
 
 def _dot(a: Sequence[float], b: Sequence[float]) -> float:

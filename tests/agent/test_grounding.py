@@ -4,7 +4,7 @@ that what the model says is fixed and only the box's decisions vary."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -130,14 +130,14 @@ async def test_the_prompt_read_back_is_never_sent(box: Any) -> None:
 
 
 @asynccontextmanager
-async def household(tmp_path: Path, embedder: Any, notes: dict[str, str]
+async def household(tmp_path: Path, embedder: Any, notes: Mapping[str, str | bytes]
                     ) -> AsyncIterator[tuple[Database, KnowledgeBase]]:
     """A knowledge base of just ``notes``, for a case the shared box's documents do not make."""
     db = await Database.open(tmp_path / "notes.sqlite")
     try:
         kb = KnowledgeBase(embedder, db)
         for name, text in notes.items():
-            await kb.ingest(name, text.encode())
+            await kb.ingest(name, text.encode() if isinstance(text, str) else text)
         yield db, kb
     finally:
         await db.close()
@@ -481,3 +481,31 @@ async def test_a_secret_in_a_clause_is_told_for_its_sentences_thing(
     }) as box:
         chat, _ = service(box, [["The code is 4417."]])
         assert "4417" in await turn(chat, "What is the key box code?")
+
+
+async def test_the_best_evidence_of_every_shown_note_is_told_not_the_first_found(
+        tmp_path: Path, embedder: Any) -> None:
+    """A set's documents as written: the jobs table is tried first and a row of it is
+    evidence of its own, but the trip letter's sentence answers the question better."""
+    folder = Path(__file__).parents[2] / "benchmarks" / "sets" / "docs_t"
+    notes = {p.name: p.read_bytes() for p in sorted(folder.iterdir())
+             if p.suffix in (".md", ".txt", ".pdf")}
+    async with household(tmp_path, embedder, notes) as (db, kb):
+        question = "How much pocket money can children take on the trip?"
+        chat, _ = service((db, kb), [["They can take £3."]])
+        reply = await turn(chat, question)
+        assert "£10" in reply
+        assert "trip-letter.pdf" in reply
+
+
+async def test_a_follow_up_about_someone_new_keeps_the_sentence_naming_both(
+        tmp_path: Path, embedder: Any) -> None:
+    async with household(tmp_path, embedder, {
+        "sitter.md": "# Evening\n\n1. Supper is pasta at 5.30pm.\n"
+                     "2. Bath at 6pm; Leo needs help.\n"
+                     "3. Maya in bed by 6.45pm, Leo by 8.15pm.\n",
+    }) as box:
+        chat, _ = service(box, [["Leo goes to bed at 8.15pm."], ["Maya goes at 8.15pm."]])
+        assert "8.15" in await turn(chat, "What time does Leo go to bed?")
+        reply = await turn(chat, "And Maya?")
+        assert "6.45" in reply
