@@ -34,6 +34,7 @@ DECLINED = r"don't have that|do not have that|not in your documents|don't know|d
 _SECRET = re.compile(r"\b(?:code|pin|passcode|combination|account|policy)\b(?:\W+\w+){0,3}?\W+"
                      r"(?P<value>(?=[\w-]*\d)[\w-]*\w)|\bpassword\b(?:[^.;]{0,40}?\bis\b|)"
                      r"\s+(?P<word>(?![a-z]+(?:ed|en)\b)[\w-]{4,})", re.IGNORECASE)
+_THEN = re.compile(r" (?:is|was|=|:) ((?=[\w-]*\d)[\w-]*\w)")
 _CITATION = re.compile(r"\(from [^()]*\)\s*$", re.IGNORECASE)
 FACT_KINDS = ("rag", "followup", "tool")
 FREE_KINDS = ("general", "chat")
@@ -81,8 +82,12 @@ def secrets(docs: dict[str, bytes]) -> set[str]:
     found: set[str] = set()
     for name, data in docs.items():
         text = " ".join(p.text for p in pages(name, data))
-        for match in _SECRET.finditer(re.sub(r"\s+", " ", text)):
+        text = re.sub(r"\s+", " ", text)
+        for match in _SECRET.finditer(text):
             value = (match.group("value") or match.group("word")).lower()
+            # "the combination for 2027 is 3-1-8-8": the year qualifies, the value follows.
+            if then := _THEN.match(text, match.end()):
+                value = then.group(1).lower()
             if len(value) >= 3:
                 found.add(value)
     return found

@@ -51,12 +51,21 @@ class Secret:
     end: int
 
 
+# A number that only qualifies the secret, with its value after it: "the combination for
+# 2027 is 3-1-8-8", "the code for door 2 is 4417".
+_RESTATED = re.compile(r"\s+(?:is|was|=|:)\s+(?P<value>(?=[\w-]*\d)\w[\w-]*\w|\d)\b",
+                       re.IGNORECASE)
+
+
 def find(text: str) -> list[Secret]:
     """The secrets a text states, in order."""
-    found = {m.start("value"): m for m in _WORD_SPAN.finditer(text)}
-    found.update({m.start("value"): m for m in _SPAN.finditer(text)})
-    return [Secret(_KIND_OF[m.group("name").lower()], m.group("value"), m.start("value"),
-                   m.end("value")) for _, m in sorted(found.items())]
+    found: dict[int, Secret] = {}
+    for m in [*_WORD_SPAN.finditer(text), *_SPAN.finditer(text)]:
+        value = _RESTATED.match(text, m.end("value")) or m
+        found[value.start("value")] = Secret(_KIND_OF[m.group("name").lower()],
+                                             value.group("value"), value.start("value"),
+                                             value.end("value"))
+    return [secret for _, secret in sorted(found.items())]
 
 
 def asked(question: str) -> frozenset[str]:

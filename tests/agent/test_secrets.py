@@ -16,6 +16,9 @@ from nekoni_edge.store.chunks import Hit
     ("The laptop password is marmalade.", "password", "marmalade"),
     ("Ring the warden and say the password otter-twelve.", "password", "otter-twelve"),
     ("The home cover is with Castle under policy CC-55102.", "policy", "CC-55102"),
+    # A number qualifying the secret is not its value: the one after "is" is.
+    ("The combination for 2027 is 3-1-8-8.", "code", "3-1-8-8"),
+    ("The code for door 2 is 4417.", "code", "4417"),
 ])
 def test_a_secret_is_found_by_the_word_that_names_it(text: str, kind: str, value: str) -> None:
     [found] = secrets.find(text)
