@@ -74,6 +74,30 @@ def _looks_like_heading(line: str, previous: str, following: str) -> bool:
             and (following[:1].isupper() or following[:1].isdigit()))  # "12 Quay Street"
 
 
+def _own_lines(lines: list[str]) -> list[bool]:
+    """Whether each line was ended by its writer, not wrapped: true in a run of four lines or
+    more (a paragraph between blank lines, or a PDF page) each of which opens with a capital
+    or a digit and most of which end where the next line's first word would still have
+    fitted, the width being the run's longest line: a note of one line per thing ("Mon -
+    swimming 5.30", "Tue - bins"). Wrapped text opens most lines in lower case and fills them
+    to the width; a shorter run can open each line with a capital by chance."""
+    ended = [False] * len(lines)
+    start = 0
+    for end in range(len(lines) + 1):
+        if end < len(lines) and lines[end].strip():
+            continue
+        run = [line.strip() for line in lines[start:end]]
+        width = max(map(len, run), default=0)
+        fits = [len(a) + 1 + len(b.split()[0]) <= width
+                for a, b in zip(run[:-1], run[1:], strict=True)]
+        if len(fits) >= 3 and sum(fits) * 2 > len(fits) and all(
+                line[:1].isupper() or line[:1].isdigit() for line in run[1:]):
+            # (A word or a number broken at its hyphen goes on, however short its line.)
+            ended[start:end - 1] = [not _BROKEN.search(a) for a in run[:-1]]
+        start = end + 1
+    return ended
+
+
 class _Builder:
     """Collects passages per heading path; one joined paragraph at a time."""
 
@@ -148,6 +172,7 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
     the text starts the document (a PDF's later page does not), so a bare first line heads
     the rest of it."""
     lines = [line.rstrip() for line in text.splitlines()]
+    ended = _own_lines([_QUOTED.sub("", line, count=1) for line in lines])
     out = _Builder()
     header: list[str] | None = None  # a Markdown table's column names
     for i, raw in enumerate(lines):
@@ -208,6 +233,8 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             continue
         if out.in_item and not raw[:1].isspace() and out.paragraph.endswith(_SENTENCE_END):
             out.end_paragraph()  # a finished item, then running text
+        elif out.paragraph and not out.in_item and ended[i - 1]:
+            out.end_paragraph()  # a line of its own ("Mon - swimming 5.30"), not one wrapped
         out.add_line(plain(line) if markdown else line)
     out.flush()
     return out.sections

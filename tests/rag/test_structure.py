@@ -189,3 +189,25 @@ def test_a_lines_label_is_told_for_its_later_sentences() -> None:
         ("Spring term: 4 January to 1 April.", ""),
         ("Half term is 15 to 19 February.", "Spring term"),
         ("Plain line.", ""), ("Another one.", "")]
+
+
+def test_a_note_of_one_line_per_thing_keeps_its_lines_apart() -> None:
+    """No line ends in a full stop, and each is a thing of its own: "Tue - bins" is not the
+    end of what Monday says."""
+    [note] = sections("Mon - Isla swimming 5.30, Owen picks up\nTue - bins: black + food caddy\n"
+                      "Wed - Grandad for tea, no onions\nGas meter outside by the back gate\n"
+                      "Window cleaner Dave 1st Sat of the month, £18\n")
+    assert note.text.split("\n") == [
+        "Mon - Isla swimming 5.30, Owen picks up", "Tue - bins: black + food caddy",
+        "Wed - Grandad for tea, no onions", "Gas meter outside by the back gate",
+        "Window cleaner Dave 1st Sat of the month, £18"]
+
+
+def test_wrapped_lines_opening_with_capitals_are_still_one_paragraph() -> None:
+    """Filled to its width, a line ends where the next word would not fit: wrapped, whatever
+    the next line opens with."""
+    [text] = sections("The spring gala is on Sunday 21 March at the leisure centre, with the\n"
+                      "Harlow Otters and the Epping Seals racing from 9am in the main pool,\n"
+                      "Swimmers arrive by 8.15am for a warm-up led by the club coach, Mel,\n"
+                      "Parents watch from the gallery and pay £2 on the door, under-5s free.\n")
+    assert "\n" not in text.text
