@@ -77,6 +77,7 @@ _AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(
 # A sentence telling of the past: "was", "did", "ago", a year, a deed done.
 _TOLD_PAST = re.compile(r"\b(was|were|did|had|ago|yesterday|\w{3,}ed|(1[89]|20)\d\d)\b",
                         re.IGNORECASE)
+_LAST_TIME = re.compile(r"\blast (?:time|year|month|week)\b", re.IGNORECASE)
 _AT_A_PLACE = re.compile(r"\b(?:in|at|on|by|under|behind|beside|inside|near|next to) "
                          r"(?:the |our |a |an )?([\w-]+)", re.IGNORECASE)
 _HEAT_QUESTIONS = ("how hot", "how warm", "how cold", "what temperature")
@@ -139,6 +140,9 @@ _DURATION = re.compile(rf"\b(\d+|a|an|(?:{_NUMBER_WORDS})(?:-(?:{_NUMBER_WORDS})
                        r"few|several|half an?)\s*-?\s*(?:[a-z]+\s+)?(years?|months?|weeks?|days?|"
                        r"hours?|hrs?|minutes?|mins?|seconds?|nights?)\b|\buntil\b|\bovernight\b",
                        re.I)
+# "How long can the pieces be?": a length answers "how long" as a length of time does.
+_LENGTH_OR_TIME = re.compile(_DURATION.pattern + r"|\d\s*(?:mm|cm|m|km|metres?|meters?|"
+                             r"in|inch(?:es)?|ft|feet|foot|yards?|miles?)\b", re.IGNORECASE)
 # "last month's book" is not "this month's book": a period named with another qualifier.
 _PERIOD = re.compile(r"\b(last|next|this|previous|coming|following|current)\s+(week|month|"
                      r"year|weekend|term|season|time)\b", re.I)
@@ -443,7 +447,7 @@ _SAYS: dict[str, re.Pattern[str]] = {
     "past date": _DATE,  # "when did": a year or a date, not a habit
     "when": _WHEN, "age": _AGE, "temperature": _TEMPERATURE,  # "how hot?": not 3 hours 40
     "weight": _WEIGHT,  # "how much does he weigh?": not "a four-year-old spaniel"
-    "amount": _AMOUNT, "duration": _DURATION,  # a length of time, not a day of the week
+    "amount": _AMOUNT, "duration": _LENGTH_OR_TIME,  # not a day of the week
     "not allowed": _RULED_OUT,  # "what can't go in it?": not the day it is collected
 }
 
@@ -659,8 +663,10 @@ def _holds_date_of(question: str, sentence: str, context: str) -> bool:
 
 
 def _holds_money_paid(question: str, sentence: str, context: str) -> bool:
-    # What it cost then, not what it costs each time.
-    return bool(_CURRENCY.search(sentence) and _PAID.search(sentence))
+    # What it cost then, not what it costs each time: said paid, or said in the past ("two
+    # new tyres, £236 fitted", "serviced every spring (last time £65)").
+    return bool(_CURRENCY.search(sentence) and (
+        _PAID.search(sentence) or _TOLD_PAST.search(sentence) or _LAST_TIME.search(sentence)))
 
 
 def _holds_past_when(question: str, sentence: str, context: str) -> bool:

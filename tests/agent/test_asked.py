@@ -175,6 +175,11 @@ def test_what_it_cost_then_and_who_gave_it() -> None:
     assert not asked.can_answer("How much did the caravan cost?",
                                 "Its site fee of 2,400 pounds is paid every March.")
     assert asked.can_answer("How much did the caravan cost?", "We paid 9,000 pounds for it.")
+    # A record of the past says what was paid without "paid": a log line, "last time".
+    assert asked.can_answer("How much did the new tyres cost?",
+                            "2026-01-22  Two new tyres, £236 fitted, at Tyre Town.")
+    assert asked.can_answer("How much did the service cost?",
+                            "Serviced at Cog & Chain every spring (last time £65).")
     assert not asked.can_answer("Who gave us the sewing machine?",
                                 "The sewing machine is a Singer kept in the spare room.")
 
@@ -583,3 +588,10 @@ def test_a_time_said_for_the_opposite_event_does_not_answer() -> None:
     assert not asked.can_answer("What time does the coach leave?", coach)
     assert asked.can_answer("What time does the coach arrive?", coach)
     assert not asked.can_answer("What time does the ferry land?", "The ferry departs at 7.15.")
+
+
+def test_how_long_is_answered_by_a_length_as_by_a_time() -> None:
+    assert asked.can_answer("How long can the pieces of the tree be?",
+                            "Cut it into pieces no longer than 1 metre.")
+    assert asked.can_answer("How long does the tuning take?", "It takes about two hours.")
+    assert not asked.can_answer("How long does the tuning take?", "It is on Thursday 11 March.")
