@@ -342,13 +342,21 @@ def _anothers_parts(question: str, candidates: Sequence[str], headings: Sequence
         c, labels[i] if i < len(labels) else "")) for i, c in enumerate(candidates)]
     sectioned = asked & set().union(*sections)
     labelled = asked & set().union(*owners)
+    # A section headed with another's thing ("## Maya's bike") is about that thing throughout:
+    # "Tyres: pump to 40 psi" there is Maya's, with no pronoun to say so.
+    possessed = [bool(_POSSESSIVE.search(h.rsplit(HEADING_SEPARATOR, 1)[-1]))
+                 if HEADING_SEPARATOR in h else False for h in headings]
 
     def anothers(index: int, about: str) -> bool:
         held = _names_in(about)
         return bool(sectioned and not sectioned & (sections[index] | held)
-                    and _PERSONAL_PRONOUN.search(about)
+                    and (_PERSONAL_PRONOUN.search(about)
+                         or index < len(possessed) and possessed[index])
                     or labelled and owners[index] and not labelled & (owners[index] | held))
     return anothers
+
+
+_POSSESSIVE = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 
 
 def _section(heading: str) -> set[str]:

@@ -645,3 +645,15 @@ def test_a_thing_said_only_of_another_opening_a_sentence_is_not_the_askeds() -> 
     found = pick_evidence("When is Leo's ballet?", said, [0.5, 0.6], "kids.txt")
     assert found is not None
     assert "Saturday" in found.sentence
+
+
+def test_a_line_in_a_section_headed_with_anothers_thing_is_theirs() -> None:
+    """'Tyres: pump to 40 psi' under '## Maya's bike' says nothing of Dad's tyres."""
+    sentences = ["Tyres: 24 inch, pump to 40 psi.", "Lock: the blue D-lock.",
+                 "Trek FX 2, grey.", "Serviced at Cog & Chain every spring."]
+    headings = ["Our bikes › Maya's bike"] * 2 + ["Our bikes › Dad's bike"] * 2
+    assert pick_evidence("What pressure should Dad's tyres be?", sentences,
+                         [0.6, 0.2, 0.3, 0.3], "bikes.md", headings=headings) is None
+    maya = pick_evidence("What pressure should Maya's tyres be?", sentences,
+                         [0.6, 0.2, 0.3, 0.3], "bikes.md", headings=headings)
+    assert maya is not None and "40 psi" in maya.sentence
