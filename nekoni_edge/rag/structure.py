@@ -27,6 +27,8 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`+)(?=\S)(.+?)(?<=\S)\1")
 _SENTENCE_END = (".", "!", "?", ":", ";", "…", '"', "”", ")")
 _NUMBERED = re.compile(r"^\s*(?:\d{1,3}|[a-zA-Z])[.)]\s")  # "3." or "b)": or a wrapped number
+_SUBJECT = re.compile(r"^Subject:\s*(?:(?:re|fwd?|fw)\s*:\s*)*(.+)$", re.IGNORECASE)
+_RULE = re.compile(r"^-{3,}(?:[^-]*-{3,})?$")  # a rule, or a forwarded message's marker
 _QUOTED = re.compile(r"^\s*(?:>\s?)+")  # an email's quoted reply ("> > text")
 # A line opening with a stamp ("[02/05/2026, 18:04] Aisha: ..." of a chat export, "12/03/26
 # ..." of a log): a message of its own, however it ends.
@@ -183,6 +185,14 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
         if not line:
             out.end_paragraph()
             header = None
+            continue
+        if not markdown and (subject := _SUBJECT.match(line)):
+            # An email's subject is its title, as a document's name is: it says which
+            # message, and its words are no answer ("Subject: Spring swimming gala" for when).
+            out.set_heading(1, subject.group(1))
+            continue
+        if not markdown and _RULE.match(line):
+            out.end_paragraph()  # "---------- Forwarded message ---------": no sentence
             continue
         if markdown and (match := _MD_HEADING.match(line)):
             out.set_heading(len(match.group(1)), plain(match.group(2)))

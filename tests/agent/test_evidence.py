@@ -656,4 +656,5 @@ def test_a_line_in_a_section_headed_with_anothers_thing_is_theirs() -> None:
                          [0.6, 0.2, 0.3, 0.3], "bikes.md", headings=headings) is None
     maya = pick_evidence("What pressure should Maya's tyres be?", sentences,
                          [0.6, 0.2, 0.3, 0.3], "bikes.md", headings=headings)
-    assert maya is not None and "40 psi" in maya.sentence
+    assert maya is not None
+    assert "40 psi" in maya.sentence

@@ -211,3 +211,11 @@ def test_wrapped_lines_opening_with_capitals_are_still_one_paragraph() -> None:
                       "Swimmers arrive by 8.15am for a warm-up led by the club coach, Mel,\n"
                       "Parents watch from the gallery and pay £2 on the door, under-5s free.\n")
     assert "\n" not in text.text
+
+
+def test_an_emails_subject_heads_its_message_and_a_rule_is_no_sentence() -> None:
+    mail = sections("From: Riverside Swimming Club\nSubject: Fwd: Spring gala\n\n"
+                    "---------- Forwarded message ---------\n"
+                    "The gala is on Sunday 21 March.\n")
+    assert mail[-1] == Section("Spring gala", "The gala is on Sunday 21 March.")
+    assert not any("Subject" in s.text or "-----" in s.text for s in mail)
