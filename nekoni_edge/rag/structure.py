@@ -177,6 +177,7 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
     ended = _own_lines([_QUOTED.sub("", line, count=1) for line in lines])
     out = _Builder()
     header: list[str] | None = None  # a Markdown table's column names
+    bare = ""  # the last bare heading read
     for i, raw in enumerate(lines):
         if quoted := _QUOTED.match(raw):
             raw = raw[quoted.end():]  # "> 7713." of a reply quoted in an email is "7713."
@@ -227,8 +228,16 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
         if not markdown and _looks_like_heading(line, previous, following):
             # Not nested: a bare heading replaces the one before it, under the first line of
             # the page when that was one too (a PDF's title).
-            out.set_heading(1 if opening and not out.levels and not out.sections
-                            and not previous else 2, line)
+            level = 1 if opening and not out.levels and not out.sections and not previous \
+                else 2
+            if level == 2 and out.levels and out.levels[-1] == (2, bare) and \
+                    not out.passages and not out.paragraph:
+                # Two in a row: the first heads nothing, a table's row or a letterhead's line
+                # ("Thursday 25 Dec  Saturday 27 Dec"), and is text.
+                out.levels.pop()
+                out.add_passage(bare)
+            out.set_heading(level, line)
+            bare = line
             continue
         item = _LIST_ITEM.match(line)
         if item and _NUMBERED.match(line) and out.paragraph and not out.in_item and \

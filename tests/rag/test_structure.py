@@ -219,3 +219,14 @@ def test_an_emails_subject_heads_its_message_and_a_rule_is_no_sentence() -> None
                     "The gala is on Sunday 21 March.\n")
     assert mail[-1] == Section("Spring gala", "The gala is on Sunday 21 March.")
     assert not any("Subject" in s.text or "-----" in s.text for s in mail)
+
+
+def test_short_lines_in_a_row_are_text_not_headings_each_replacing_the_last() -> None:
+    """A PDF's two-column table: every row looks like a bare heading; only the last may be
+    one, and the rows before it are kept as text."""
+    page = ("Dear resident, collection days change over Christmas.\n"
+            "Usual day        New day\nThursday 25 Dec  Saturday 27 Dec\n"
+            "Friday 26 Dec    Monday 29 Dec\nTrees are collected on Monday 12 January.\n")
+    text = "\n".join(s.text for s in sections(page, opening=False))
+    assert "Thursday 25 Dec  Saturday 27 Dec" in text
+    assert "Usual day" in text
