@@ -336,22 +336,21 @@ def _anothers_parts(question: str, candidates: Sequence[str], headings: Sequence
     ("Finn: asthma. Allergic to cats."; not a chat's speaker, who talks to someone: "Sam: can
     you do Tuesday?")."""
     asked = names(question)
-    sections = [_section(headings[i] if i < len(headings) else "")
-                for i in range(len(candidates))]
+    parts = [_below_title(headings[i] if i < len(headings) else "")
+             for i in range(len(candidates))]
+    sections = [_names_in(part) for part in parts]
     owners = [set() if _SPOKEN.search(c) else _names_in(_line_label(
         c, labels[i] if i < len(labels) else "")) for i, c in enumerate(candidates)]
     sectioned = asked & set().union(*sections)
     labelled = asked & set().union(*owners)
     # A section headed with another's thing ("## Maya's bike") is about that thing throughout:
     # "Tyres: pump to 40 psi" there is Maya's, with no pronoun to say so.
-    possessed = [bool(_POSSESSIVE.search(h.rsplit(HEADING_SEPARATOR, 1)[-1]))
-                 if HEADING_SEPARATOR in h else False for h in headings]
+    possessed = [bool(_POSSESSIVE.search(part)) for part in parts]
 
     def anothers(index: int, about: str) -> bool:
         held = _names_in(about)
         return bool(sectioned and not sectioned & (sections[index] | held)
-                    and (_PERSONAL_PRONOUN.search(about)
-                         or index < len(possessed) and possessed[index])
+                    and (_PERSONAL_PRONOUN.search(about) or possessed[index])
                     or labelled and owners[index] and not labelled & (owners[index] | held))
     return anothers
 
@@ -359,12 +358,12 @@ def _anothers_parts(question: str, candidates: Sequence[str], headings: Sequence
 _POSSESSIVE = re.compile(r"\b[A-Z][\w-]*['’]s\b")
 
 
-def _section(heading: str) -> set[str]:
-    """The names in the last part of a heading below the document's title ("Leo (5)" in
-    "For Chloe › Leo (5)"); none for the title itself, which is the whole document's."""
+def _below_title(heading: str) -> str:
+    """The last part of a heading below the document's title ("Leo (5)" in "For Chloe › Leo
+    (5)"); '' for the title itself, which is the whole document's."""
     if HEADING_SEPARATOR not in heading:
-        return set()
-    return _names_in(heading.rsplit(HEADING_SEPARATOR, 1)[-1])
+        return ""
+    return heading.rsplit(HEADING_SEPARATOR, 1)[-1]
 
 
 _SUBJECT_PRONOUN = re.compile(r"(?:he|she|they)\b", re.IGNORECASE)

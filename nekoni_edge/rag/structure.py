@@ -177,7 +177,6 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
     ended = _own_lines([_QUOTED.sub("", line, count=1) for line in lines])
     out = _Builder()
     header: list[str] | None = None  # a Markdown table's column names
-    bare = ""  # the last bare heading read
     for i, raw in enumerate(lines):
         if quoted := _QUOTED.match(raw):
             raw = raw[quoted.end():]  # "> 7713." of a reply quoted in an email is "7713."
@@ -230,14 +229,13 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             # the page when that was one too (a PDF's title).
             level = 1 if opening and not out.levels and not out.sections and not previous \
                 else 2
-            if level == 2 and out.levels and out.levels[-1] == (2, bare) and \
+            if level == 2 and out.levels and out.levels[-1][0] == 2 and \
                     not out.passages and not out.paragraph:
-                # Two in a row: the first heads nothing, a table's row or a letterhead's line
-                # ("Thursday 25 Dec  Saturday 27 Dec"), and is text.
-                out.levels.pop()
-                out.add_passage(bare)
+                # Two in a row (outside Markdown only a bare heading is a second level): the
+                # first heads nothing, a table's row or a letterhead's line ("Thursday 25 Dec
+                # Saturday 27 Dec"), and is text.
+                out.add_passage(out.levels.pop()[1])
             out.set_heading(level, line)
-            bare = line
             continue
         item = _LIST_ITEM.match(line)
         if item and _NUMBERED.match(line) and out.paragraph and not out.in_item and \

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from benchmarks.bench_docs import documents
 from nekoni_edge.agent import answer, trust
 from nekoni_edge.agent.builtins import register_builtins
 from nekoni_edge.agent.chat import ChatService
@@ -488,9 +489,7 @@ async def test_the_best_evidence_of_every_shown_note_is_told_not_the_first_found
     """A set's documents as written: the jobs table is tried first and a row of it is
     evidence of its own, but the trip letter's sentence answers the question better."""
     folder = Path(__file__).parents[2] / "benchmarks" / "sets" / "docs_t"
-    notes = {p.name: p.read_bytes() for p in sorted(folder.iterdir())
-             if p.suffix in (".md", ".txt", ".pdf")}
-    async with household(tmp_path, embedder, notes) as (db, kb):
+    async with household(tmp_path, embedder, documents(folder)) as (db, kb):
         question = "How much pocket money can children take on the trip?"
         chat, _ = service((db, kb), [["They can take £3."]])
         reply = await turn(chat, question)
