@@ -394,7 +394,11 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) 
         return bool(whose - held) and bool(held & known - whose)
     # A pronoun's subject is its antecedent's: "She is microchipped and her flea treatment is
     # due on the 1st" after "Mochi is insured" is Mochi's, not Shelby's.
-    said = {fold(w.lower()) for w in _SUBJECT.findall(sentence)}
+    # (A field's label of words in lower case says what the line is, not whom: "Class
+    # teacher: Mr Okafor". A name's is its speaker: "Ines: Swimming moved to 4.15".)
+    label = _LEADING_LABEL.match(sentence)
+    named = sentence[label.end():] if label and re.search(r"\s[a-z]", label[1]) else sentence
+    said = {fold(w.lower()) for w in _SUBJECT.findall(named)}
     before = about[:-len(sentence)]
     if before and _SUBJECT_PRONOUN.match(sentence) and not re.match(SPEAKER_LABEL, before):
         # (In a chat, whom a pronoun stands for is anyone's guess: "Sam: Great thanks.

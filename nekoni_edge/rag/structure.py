@@ -39,6 +39,14 @@ _FIELD = re.compile(r"^[A-Z][\w'’()-]*(?: [\w'’()-]+){0,2}: \S")
 # A field line that is running text cut mid-sentence by the wrap: a sentence ends inside it
 # and it does not end as one ("Kids: Maya and Femi. Maya has drama on⏎Thursdays.").
 _RUNS_ON = re.compile(r"[.!?;]\s+\S.*[^.!?:;…\"”)]$")
+# A row of columns: words apart by two spaces or a tab ("E24    Water is not draining",
+# "2 Mar   Sowed broad beans", "Usual day        New day").
+_COLUMNS = re.compile(r"\S(?: {2,}|\t)\S")
+# A numbered section's heading ("2 Daily use", "2.1 Programmes"): its number says how deep.
+_SECTION_NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2})*)\.?\s+(?=[^\W\d_])")
+# A numbered clause opening with its title as a sentence of its own ("1.2 Rinse aid. The
+# dispenser is on the door."): the title heads the clause, it says nothing itself.
+_RUN_IN = re.compile(r"^(\d{1,2}(?:\.\d{1,2})+)\s+([^\W\d_][^.!?:;]{0,60}?)\.\s+(\S.*)$")
 _HYPHENATED = re.compile(r"[^\W\d_]-$")  # a word cut at a line's end: "compart-"
 _BROKEN = re.compile(r"[^\W_]-$")  # any word or number broken after its hyphen: "0800-"
 
@@ -76,6 +84,12 @@ def _looks_like_heading(line: str, previous: str, following: str) -> bool:
             and (following[:1].isupper() or following[:1].isdigit()))  # "12 Quay Street"
 
 
+def _figure(line: str) -> bool:
+    """Whether a line is more numbers than words: a date or a figure ("22 November 2026")."""
+    words = line.split()
+    return sum(any(c.isdigit() for c in w) for w in words) * 2 > len(words)
+
+
 def _own_lines(lines: list[str]) -> list[bool]:
     """Whether each line was ended by its writer, not wrapped: true in a run of four lines or
     more (a paragraph between blank lines, or a PDF page) each of which opens with a capital
@@ -94,8 +108,14 @@ def _own_lines(lines: list[str]) -> list[bool]:
                 for a, b in zip(run[:-1], run[1:], strict=True)]
         if len(fits) >= 3 and sum(fits) * 2 > len(fits) and all(
                 line[:1].isupper() or line[:1].isdigit() for line in run[1:]):
-            # (A word or a number broken at its hyphen goes on, however short its line.)
-            ended[start:end - 1] = [not _BROKEN.search(a) for a in run[:-1]]
+            # (A word or a number broken at its hyphen goes on, however short its line; so
+            # does a sentence a long line leaves unended before a number that numbers no
+            # item: "renews on⏎14 January", "call us on 0345⏎600 1234".)
+            ended[start:end - 1] = [
+                not _BROKEN.search(a) and not (
+                    not a.endswith(_SENTENCE_END) and b[:1].isdigit()
+                    and not _LIST_ITEM.match(b) and len(a.split()) > HEADING_MAX_WORDS)
+                for a, b in zip(run[:-1], run[1:], strict=True)]
         start = end + 1
     return ended
 
@@ -112,6 +132,7 @@ class _Builder:
         self._parts: list[str] = []
         self.in_item = False  # the paragraph being read is a list item
         self.in_field = False  # ... a field line, which a line opening with a capital ends
+        self.in_row = False  # ... a row, which only a line opening in lower case goes on
 
     @property
     def heading(self) -> str:
@@ -139,7 +160,7 @@ class _Builder:
             text = "".join(self._parts)
             self.passages.append(_ended(text) if self.in_item else text)
             self._parts = []
-        self.in_item = self.in_field = False
+        self.in_item = self.in_field = self.in_row = False
 
     def start_item(self, text: str) -> None:
         """A list item: a passage of its own, which lines after it may continue (a wrapped
@@ -216,24 +237,47 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             else:
                 out.add_passage(", ".join(c for c in cells if c))
             continue
-        if out.in_field and line[:1].isupper() and not (
-                _FIELD.match(line) is None and _RUNS_ON.search(out.paragraph)):
+        if out.in_row and not line[:1].islower():
+            out.end_paragraph()  # the next row, or text after the table
+        # (A field's label may be in bold: "**Bedtime:** Isla at 7pm".)
+        said = plain(line) if markdown else line
+        if out.in_field and said[:1].isupper() and not (
+                _FIELD.match(said) is None and _RUNS_ON.search(out.paragraph)):
             out.end_paragraph()  # the next field, or running text after the form's fields
-        if not out.paragraph and _FIELD.match(line) and not _LIST_ITEM.match(line):
-            out.start_item(plain(line) if markdown else line)
+        if not out.paragraph and _FIELD.match(said) and not _LIST_ITEM.match(line):
+            out.start_item(said)
             out.in_field = True  # a wrapped value (a line opening in lower case) goes on
             continue
+        if not markdown and _COLUMNS.search(line):
+            # A row is a passage of its own and heads nothing: a table's rows had each
+            # replaced the one before as a bare heading, and were lost.
+            out.start_item(line)
+            out.in_row = True
+            continue
         previous = out.paragraph or (out.passages[-1] if out.passages else "")
+        if not markdown and (run_in := _RUN_IN.match(line)) and \
+                len(run_in.group(2).split()) <= HEADING_MAX_WORDS and \
+                (not out.paragraph or out.paragraph.endswith(_SENTENCE_END)):
+            out.set_heading(2 + run_in.group(1).count("."), f"{run_in[1]} {run_in[2]}")
+            out.add_line(run_in.group(3))
+            continue
+        if not markdown and _looks_like_heading(line, previous, following) and _figure(line):
+            # A date or a figure standing alone (a letter's "22 November 2026") heads nothing:
+            # a line of its own, and a heading just before it headed nothing either.
+            if out.levels and out.levels[-1][0] >= 2 and not out.passages and not out.paragraph:
+                out.add_passage(out.levels.pop()[1])
+            out.add_passage(line)
+            continue
         if not markdown and _looks_like_heading(line, previous, following):
-            # Not nested: a bare heading replaces the one before it, under the first line of
-            # the page when that was one too (a PDF's title).
+            # A bare heading replaces the one before it, under the first line of the page
+            # when that was one too (a PDF's title); a numbered one nests by its number.
+            number = _SECTION_NUMBER.match(line)
             level = 1 if opening and not out.levels and not out.sections and not previous \
-                else 2
-            if level == 2 and out.levels and out.levels[-1][0] == 2 and \
+                else 2 + (number.group(1).count(".") if number else 0)
+            if level >= 2 and out.levels and out.levels[-1][0] >= level and \
                     not out.passages and not out.paragraph:
-                # Two in a row (outside Markdown only a bare heading is a second level): the
-                # first heads nothing, a table's row or a letterhead's line ("Thursday 25 Dec
-                # Saturday 27 Dec"), and is text.
+                # Two in a row, the second no deeper: the first heads nothing, a letterhead's
+                # line or a contents list's, and is text.
                 out.add_passage(out.levels.pop()[1])
             out.set_heading(level, line)
             continue
@@ -282,13 +326,17 @@ def line_labels(text: str) -> list[str]:
     """For each of ``split_sentences(text)``, the label its line opens with when the sentence
     is not the one holding it ("Spring term" for "Half term is 15 to 19 February." in
     "- Spring term: 4 January to 1 April. Half term is 15 to 19 February."): a list item's
-    or a field's later sentences are about what it is labelled, as a section's are about its
-    heading. '' for the rest."""
+    or a field's or a row's later sentences are about what it is labelled, as a section's are
+    about its heading. '' for the rest."""
     labels: list[str] = []
     for line in text.split("\n"):
         said = [s for s in _SPLIT.split(line) if s.strip()]
         field = _FIELD.match(line.strip())
-        label = line.strip().split(":", 1)[0] if field else ""
+        column = _COLUMNS.search(line.strip())
+        # (A row's first column labels its later sentences: "2 Mar   Dug over the top bed.
+        # Sowed broad beans." sowed them on the 2nd of March.)
+        label = line.strip().split(":", 1)[0] if field else \
+            line.strip()[:column.start() + 1] if column else ""
         labels += [label if i else "" for i in range(len(said))]
     return labels
 

@@ -658,3 +658,14 @@ def test_a_line_in_a_section_headed_with_anothers_thing_is_theirs() -> None:
                          [0.6, 0.2, 0.3, 0.3], "bikes.md", headings=headings)
     assert maya is not None
     assert "40 psi" in maya.sentence
+
+
+def test_a_fields_label_in_lower_case_is_not_whom_its_line_is_about() -> None:
+    """"Form tutor: Mrs Achebe (Form 7B)." is Noah's form tutor: "Form" opens the line as
+    the field's label, not as another of the document's names."""
+    sentences = ["Noah started at Hillside in September.", "Form tutor: Mrs Achebe (Form 7B).",
+                 "PE kit is needed on Mondays."]
+    evidence = pick_evidence("Who is Noah's form tutor?", sentences, [0.3, 0.7, 0.2],
+                             "noah school.txt")
+    assert evidence is not None
+    assert evidence.sentence == sentences[1]

@@ -230,3 +230,69 @@ def test_short_lines_in_a_row_are_text_not_headings_each_replacing_the_last() ->
     text = "\n".join(s.text for s in sections(page, opening=False))
     assert "Thursday 25 Dec  Saturday 27 Dec" in text
     assert "Usual day" in text
+
+
+def test_a_long_line_left_unended_before_a_number_goes_on_in_a_note_of_lines() -> None:
+    """A note of one line per thing, one of whose lines the writer wrapped before a number:
+    the number is the end of its sentence, not a thing of its own."""
+    [note] = sections("Boiler serviced every October by Heat Right\n"
+                      "Plumber Tom Reed, mobile is best or ring the office on 01632\n"
+                      "960 555. He is usually free on Fridays\n"
+                      "Stopcock under the kitchen sink\nFuse box under the stairs\n")
+    assert note.text.split("\n") == [
+        "Boiler serviced every October by Heat Right",
+        "Plumber Tom Reed, mobile is best or ring the office on 01632 960 555. He is usually "
+        "free on Fridays",
+        "Stopcock under the kitchen sink", "Fuse box under the stairs"]
+
+
+def test_a_row_of_columns_is_a_passage_of_its_own_and_heads_nothing() -> None:
+    """A PDF table's rows (columns apart by spaces) each stay a passage, the text after the
+    table is not joined to its last row, and the section's heading is not replaced by one."""
+    page = ("2.1 Cycles\nCotton 40      2 h 50 min\nWool 30        1 h 05 min\n"
+            "Rapid 20       15 min\nCotton suits most everyday loads.\n")
+    [table] = sections(page, opening=False)
+    assert table.heading == "2.1 Cycles"
+    assert table.text.split("\n") == [
+        "Cotton 40      2 h 50 min.", "Wool 30        1 h 05 min.", "Rapid 20       15 min.",
+        "Cotton suits most everyday loads."]
+
+
+def test_numbered_sections_nest_and_a_run_in_title_heads_its_clause() -> None:
+    """A manual's "4 Cleaning" then "4.1 Filter. Rinse it…": the clause's title is its
+    heading, under its section's, and says nothing itself."""
+    page = ("Oven guide\n4 Cleaning\n4.1 Racks. Soak them overnight in warm soapy\n"
+            "water. Never use a scourer.\n4.2 Door glass. Lift the door off its hinges first.\n"
+            "5 Faults\n5.1 Codes\nF1 means the door is open.\n")
+    assert sections(page) == [
+        Section("Oven guide › 4 Cleaning › 4.1 Racks",
+                "Soak them overnight in warm soapy water. Never use a scourer."),
+        Section("Oven guide › 4 Cleaning › 4.2 Door glass",
+                "Lift the door off its hinges first."),
+        Section("Oven guide › 5 Faults › 5.1 Codes", "F1 means the door is open."),
+    ]
+
+
+def test_a_field_labelled_in_bold_is_a_line_of_its_own() -> None:
+    text = ("# Dog sitting\n\n**Food:** one scoop at 7am and 5pm\n**Walks:** twice, never off "
+            "the lead by the road\n**Vet:** Hill Vets, 01632 960 000\n")
+    [page] = sections(text, markdown=True)
+    assert page.text.split("\n") == [
+        "Food: one scoop at 7am and 5pm.", "Walks: twice, never off the lead by the road.",
+        "Vet: Hill Vets, 01632 960 000."]
+
+
+def test_a_date_standing_alone_heads_nothing() -> None:
+    """A letter's date line is text: the letter is not filed under "3 March 2027"."""
+    page = ("RIVERSIDE CLINIC\n5 Park Row   Tel 01632 960 111\n3 March 2027\nDear Ms Lee,\n"
+            "Your scan is on Friday 12 March at 10am.\n")
+    found = sections(page)
+    assert all("2027" not in s.heading for s in found)
+    assert "3 March 2027." in "\n".join(s.text for s in found)
+
+
+def test_a_rows_first_column_labels_its_later_sentences() -> None:
+    from nekoni_edge.rag.structure import line_labels
+
+    text = "4 May   Cut the grass. Fed the roses.\nPlain line. Another one."
+    assert line_labels(text) == ["", "4 May", "", ""]
