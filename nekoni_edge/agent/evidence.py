@@ -81,7 +81,8 @@ class Evidence:
     place: str = ""  # for "where": the place phrase's last word, which an answer must say
     kind: str = ""  # the kind of answer asked for (``answer_kind``): an answer must say one
     # How well it answers, comparable across documents: whether it holds one of the
-    # question's words, then meaning and words together.
+    # question's words, then meaning and words together, its document's name's words too
+    # (they are no sign within one document, so picking leaves them out).
     score: tuple[bool, float] = (False, 0.0)
 
     def as_answer(self) -> str:
@@ -306,7 +307,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     told=told, every_name=_asks_a_name(question),
                     parts=parts if len(parts) > 1 else (),
                     place=_place_word(clause or sentence, beyond) if where else "",
-                    kind=kind, score=(worded_first, best_score))
+                    kind=kind, score=(worded_first, best_score + EVIDENCE_WORD_WEIGHT * len(
+                        (stems(question) - asked) & stems(title))))
 
 
 # A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").

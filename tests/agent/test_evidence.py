@@ -669,3 +669,16 @@ def test_a_fields_label_in_lower_case_is_not_whom_its_line_is_about() -> None:
                              "noah school.txt")
     assert evidence is not None
     assert evidence.sentence == sentences[1]
+
+
+def test_a_word_of_the_question_in_a_documents_name_counts_across_documents() -> None:
+    """Picking within a document leaves its name's words out; comparing two documents' picks
+    does not: the chess club's letter is about chess as much as the chat's line is."""
+    question = "When is the chess tournament?"
+    letter = pick_evidence(question, ["The spring tournament is on Sunday 8 March."], [0.70],
+                           "chess club letter.txt")
+    chat = pick_evidence(question, ["Chess moved to Thursday because of the tournament."],
+                         [0.68], "family chat.txt")
+    assert letter is not None
+    assert chat is not None
+    assert letter.score > chat.score
