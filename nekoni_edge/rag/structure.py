@@ -18,10 +18,13 @@ from dataclasses import dataclass
 HEADING_SEPARATOR = " › "
 MAX_HEADING_CHARS = 120  # a heading path longer than this is cut (it is context, not text)
 HEADING_MAX_WORDS = 6  # a plain line this short, unpunctuated, alone between sentences
+QUESTION_MAX_WORDS = 15  # a question on a line of its own this short heads its answer
 
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT = re.compile(r"^(=+|-+)\s*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|[a-zA-Z][.)])\s+(.*)$")
+# (A task list's empty box, "- [ ] Teeth for both", is a mark too: its text is the item. A
+# ticked one, "[x]", says it is done, and stays.)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•◦▪]|\d{1,3}[.)]|[a-zA-Z][.)])\s+(?:\[ \]\s+)?(.*)$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _EMPHASIS = re.compile(r"(\*\*|__|\*|`+)(?=\S)(.+?)(?<=\S)\1")
@@ -260,6 +263,14 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
                 (not out.paragraph or out.paragraph.endswith(_SENTENCE_END)):
             out.set_heading(2 + run_in.group(1).count("."), f"{run_in[1]} {run_in[2]}")
             out.add_line(run_in.group(3))
+            continue
+        marked = _LIST_ITEM.match(line)
+        asked = marked.group(1) if marked else line  # "Q. Who do we call?" asks it too
+        if not markdown and asked.endswith("?") and not out.paragraph and following and \
+                not following.endswith("?") and len(asked.split()) <= QUESTION_MAX_WORDS:
+            # A question on a line of its own, then its answer (a note of questions and
+            # answers, "Q. Who do we call?⏎A. Dan Price Heating"): the question heads it.
+            out.set_heading(2, asked)
             continue
         if not markdown and _looks_like_heading(line, previous, following) and _figure(line):
             # A date or a figure standing alone (a letter's "22 November 2026") heads nothing:

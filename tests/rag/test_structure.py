@@ -296,3 +296,20 @@ def test_a_rows_first_column_labels_its_later_sentences() -> None:
 
     text = "4 May   Cut the grass. Fed the roses.\nPlain line. Another one."
     assert line_labels(text) == ["", "4 May", "", ""]
+
+
+def test_a_question_on_a_line_of_its_own_heads_its_answer() -> None:
+    """A note of questions and answers: each answer is filed under its question, which says
+    what a bare "21, dropping to 17 at night" is about."""
+    page = ("Car questions\n\nQ. What pressure do the tyres take?\nA. 36 front and 38 back.\n\n"
+            "Q. Where is the locking wheel nut?\nA. In the glovebox, in a blue pouch.\n")
+    assert sections(page)[-2:] == [
+        Section("What pressure do the tyres take?", "36 front and 38 back."),
+        Section("Where is the locking wheel nut?",
+                "In the glovebox, in a blue pouch."),
+    ]
+
+
+def test_a_task_lists_empty_box_is_no_text_and_a_ticked_one_stays() -> None:
+    [packing] = sections("## Packing\n- [ ] Wellies for both\n- [x] Passports\n", markdown=True)
+    assert packing.text.split("\n") == ["Wellies for both.", "[x] Passports."]
