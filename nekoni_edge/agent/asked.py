@@ -48,7 +48,8 @@ _MONTHS = "january|february|march|april|may|june|july|august|september|october|n
 _WHEN = re.compile(rf"\b(\d{{1,2}}([:.]\d\d)?\s?(am|pm)|\d{{1,2}}[:.]\d\d\b|"
                    rf"\d{{1,2}}(st|nd|rd|th)\b|{_DAYS}|weekday|weekend|"
                    rf"{_MONTHS}|daily|"
-                   r"morning|evening|night|every|each|monthly|weekly|year|month|week|day|"
+                   r"morning|evening|night|dusk|dawn|sunset|sunrise|every|each|monthly|weekly|year|month|"
+                   r"week|day|"
                    r"spring|summer|autumn|winter|(?<!\d )(?:1[89]|20)\d\d(?! \d)|"
                    r"first|second|twice|once|noon|easter|"
                    r"christmas|half[- ]term|holidays?|weekends?|new year|bank holiday|"
@@ -82,6 +83,13 @@ _AT_A_PLACE = re.compile(r"\b(?:in|at|on|by|under|behind|beside|inside|near|next
                          r"(?:the |our |a |an )?([\w-]+)", re.IGNORECASE)
 _HEAT_QUESTIONS = ("how hot", "how warm", "how cold", "what temperature")
 _TEMPERATURE = re.compile(r"\d\s*(°|degrees?\b|[cf]\b)", re.IGNORECASE)
+# A number with no unit, where a temperature is what the sentence or its heading is about:
+# "set the hot water temperature; we keep ours at 55", "19 in the day" under the thermostat's
+# question. Not a time, a price, a share or a measure of anything else.
+_BARE_NUMBER = re.compile(r"(?<![£$€\d.:])\b\d{1,3}(?:\.\d)?\b(?![.:]\d|\s*(?:am|pm|%|h|hrs?|"
+                          r"hours?|mins?|minutes?|seconds?|days?|weeks?|months?|years?|bar|"
+                          r"psi|ml|l|litres?|kg|g|cm|mm|m|km|miles?|times?)\b)", re.IGNORECASE)
+_TEMPERATURE_NAMED = re.compile(r"\btemperature", re.IGNORECASE)
 # "What can't go in the green bin?", "which foods mustn't the dog have?": what is not allowed,
 # told by a sentence that rules something out ("no soil or food", "never give grapes").
 _NOT_ALLOWED = re.compile(r"^(?:what|which)\b.*\b(?:can't|cannot|can not|mustn't|must not|"
@@ -494,6 +502,9 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
         # "What time does the shop open?": a time the sentence says it lasts until ("open
         # until 9pm") is when it ends, no answer to when it starts.
         return any(not _UNTIL.search(_before(sentence, m)) for m in _CLOCK.finditer(sentence))
+    if kind == "temperature" and not _TEMPERATURE.search(sentence):
+        return _BARE_NUMBER.search(sentence) is not None and \
+            _TEMPERATURE_NAMED.search(f"{context} {sentence}") is not None
     held = holds_kind(kind, sentence)
     if held is not None:
         return held

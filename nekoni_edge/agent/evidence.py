@@ -184,6 +184,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     doer = {d for d in timed_doer(question) if d[:STEM] in stems(whole)}
     author = _author(candidates) if kind == "name" else ""
     signed: set[int] = set()  # the sentences whose "I" is the author's
+    # A message's header lines (by its "From:" line) say when it was sent and to whom: no
+    # answer about what it says, and close to any question by its subject alone ("Date: 3
+    # Feb" for when the plumber is coming).
+    headers = {i for i, c in enumerate(candidates) if _MESSAGE_HEADER.match(c) and any(
+        _FROM.match(near) for near in candidates[max(0, i - 3):i + 4])}
     continued: set[int] = set()  # the later sentences of a labelled line
     identifier = kind == "identifier"
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
@@ -195,7 +200,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
             # is sorted!! Saturday 16th January, 2 till 4").
             about = f"{candidates[index - 1]} {sentence}"
             continued.add(index)
-        if numbered and not holds_stated[index]:
+        if numbered and not holds_stated[index] or index in headers:
             continue
         if author and _IN_FIRST_PERSON.search(sentence) and \
                 author.split()[0] not in about:
@@ -312,13 +317,15 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
 
 
 # A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").
-_SUBJECT = re.compile(r"(?:^|:\s+)((?-i:[A-Z][a-z]+))")
+# (A row's columns are its fields: "13 Jan   Yusuf   £3   hoovered the stairs" is Yusuf's.)
+_SUBJECT = re.compile(r"(?:^|:\s+|\S {2,}|\t)((?-i:[A-Z][a-z]+))")
 
 
 # A pronoun for a person, whose sentence is about its section's subject when it names nobody.
 _PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
 
 
+_MESSAGE_HEADER = re.compile(r"^(?:To|Cc|Date|Sent):\s")
 _LEADING_LABEL = re.compile(r"^([A-Z][\w'’ ,-]{0,30}):\s")
 _SPOKEN = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|you|your|you're|you'll|we|we're|we'll|"
                      r"us|our)\b", re.IGNORECASE)

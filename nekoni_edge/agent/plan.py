@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from nekoni_edge.agent import secrets, trust
-from nekoni_edge.agent.asked import asks_gist, lacks, names, specific
+from nekoni_edge.agent.asked import asks_gist, lacks, names, numbered_otherwise, specific
 from nekoni_edge.agent.evidence import Evidence
 from nekoni_edge.store.chunks import Hit
 
@@ -77,6 +77,11 @@ def read_turn(content: str, query: str, hits: Sequence[Hit], *, routed: bool,
     text = trust.document_text(shown[0].source, trust.passages_of(shown[0].source, shown, hits)
                                ) if shown else ""
     missing = bool(shown) and lacks(content, text)
+    if household is None and shown and numbered_otherwise(content, text):
+        # Another of a numbered kind the household's notes number ("fault F28" beside a
+        # guide's A01 and F37) is the household's too, in general form or not: no answer
+        # from the world's knowledge.
+        household = True
     return Reading(household, asks(content), wanted, general, worldly, shown, missing,
                    asks_gist(content))
 

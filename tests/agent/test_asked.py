@@ -595,3 +595,16 @@ def test_how_long_is_answered_by_a_length_as_by_a_time() -> None:
                             "Cut it into pieces no longer than 1 metre.")
     assert asked.can_answer("How long does the tuning take?", "It takes about two hours.")
     assert not asked.can_answer("How long does the tuning take?", "It is on Thursday 11 March.")
+
+
+def test_a_temperature_without_its_unit_answers_where_temperature_is_named() -> None:
+    question = "What temperature is the fridge kept at?"
+    assert asked.can_answer(question, "Turn the fridge temperature dial; ours is on 4.")
+    assert asked.can_answer(question, "3 in summer, 5 in winter.",
+                            "fridge › What temperature should the fridge be?")
+    assert not asked.can_answer(question, "Turn the fridge temperature dial for 10 minutes.")
+    assert not asked.can_answer(question, "The fridge is 4 years old.")
+
+
+def test_dusk_and_dawn_say_when() -> None:
+    assert asked.can_answer("When do the hens go in?", "The hens go in at dusk.")

@@ -682,3 +682,30 @@ def test_a_word_of_the_question_in_a_documents_name_counts_across_documents() ->
     assert letter is not None
     assert chat is not None
     assert letter.score > chat.score
+
+
+def test_a_rows_name_in_a_column_is_whom_it_is_about() -> None:
+    """A log's row "3 Feb   Ravi   £2   weeded the path" is Ravi's, not Noor's."""
+    rows = ["3 Feb   Ravi   £2   weeded the path", "10 Feb   Noor   £4   washed the bikes"]
+    assert pick_evidence("How much did Noor get for weeding?", rows, [0.6, 0.3],
+                         "jobs log.txt") is None
+    found = pick_evidence("How much did Noor get for washing the bikes?", rows, [0.3, 0.6],
+                          "jobs log.txt")
+    assert found is not None
+    assert found.sentence == rows[1]
+
+
+def test_a_messages_header_lines_are_no_answer_about_what_it_says() -> None:
+    """Close to the question by the message's subject alone, "Date: 2 March" is when it was
+    sent; a table's "Date:" column, with no "From:" line by it, is a row like any other."""
+    mail = ["From: Jan Novak", "To: Sam Price", "Date: 2 March 2027",
+            "I can come on Friday 5 March at 9am to fix the gate."]
+    found = pick_evidence("When is the gate being fixed?", mail, [0.3, 0.4, 0.8, 0.6],
+                          "gate repair email.txt")
+    assert found is not None
+    assert found.sentence == mail[3]
+    log = ["Date: 2 March 2027, Job: fixed the gate, By: Jan.", "Date: 9 April 2027, Job: oiled "
+           "the hinges, By: Sam."]
+    fixed = pick_evidence("When was the gate fixed?", log, [0.8, 0.5], "jobs.txt")
+    assert fixed is not None
+    assert fixed.sentence == log[0]

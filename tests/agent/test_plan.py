@@ -120,3 +120,15 @@ def test_a_follow_up_in_general_form_with_no_evidence_is_declined_not_the_models
     assert reading.general
     assert reading.shown == [GARAGE]
     assert plan.plan_answer(question, reading, reading.shown, None, routed=False).decline
+
+
+def test_another_of_a_numbered_kind_the_notes_number_is_the_households() -> None:
+    """ "What does error H9 mean?" in general form, beside an oven guide listing H2 and H5:
+    the household's oven, declined, not the model's guess."""
+    guide = Hit("o", "oven-guide.txt", 0, None,
+                "H2 means the door is not shut. H5 means the fan has stopped.", 0.58,
+                lexical=1, heading="Error codes")
+    question = "What does error H9 mean?"
+    reading = plan.read_turn(question, question, [guide], routed=False)
+    assert reading.household is True
+    assert plan.plan_answer(question, reading, reading.shown, None, routed=False).decline
