@@ -279,8 +279,12 @@ def subject(question: str) -> tuple[str, list[str]] | None:
     else:
         return None
     wanted = [fold(w) for w in words(phrase) if w not in STOPWORDS and not w.isdigit()]
-    if not wanted or found is not None and len(wanted) == 1 and wanted[0].endswith("ing"):
-        return None  # "what's Maya reading for book club": "Maya is", not a possession
+    if not wanted or found is not None and len(wanted) == 1 and wanted[0].endswith("ing") \
+            and not (_AUXILIARY.search(text[:found.start()])
+                     or _COPULA.search(text[:found.start()])):
+        # "what's Maya reading for book club": "Maya is", not a possession; after a verb of
+        # its own the question's "'s" is one ("what time does Finn's swimming start?").
+        return None
     return (found.group(1) if found is not None else ""), wanted
 
 
@@ -347,7 +351,9 @@ def unnamed(question: str, document: str) -> bool:
     said = {fold(m.group().lower()) for m in NAME_INSIDE.finditer(text)
             if not re.match(r"[\w-]", text[m.end():m.end() + 1])
             and text[m.start() - 1:m.start()] != "-"} - _TITLES
-    return any(not re.search(rf"\b{w}", held) for w in said)
+    # (Folded as the question's are: "Brownies" is "browny" in both.)
+    folded = {fold(w) for w in re.findall(r"[\w']+", held)}
+    return any(w not in folded and not re.search(rf"\b{w}", held) for w in said)
 
 
 # "What does the notice say?", "tell me about Grandma's visit": what a note says, in the model's

@@ -257,7 +257,9 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             out.start_item(line)
             out.in_row = True
             continue
-        previous = out.paragraph or (out.passages[-1] if out.passages else "")
+        # (After a blank line nothing goes on: "CLUBS THIS TERM", a blank, then "MONDAY".)
+        previous = out.paragraph or (
+            out.passages[-1] if out.passages and lines[i - 1].strip() else "")
         if not markdown and (run_in := _RUN_IN.match(line)) and \
                 len(run_in.group(2).split()) <= HEADING_MAX_WORDS and \
                 (not out.paragraph or out.paragraph.endswith(_SENTENCE_END)):
@@ -283,7 +285,7 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             # A bare heading replaces the one before it, under the first line of the page
             # when that was one too (a PDF's title); a numbered one nests by its number.
             number = _SECTION_NUMBER.match(line)
-            level = 1 if opening and not out.levels and not out.sections and not previous \
+            level = 1 if opening and not out.levels and not out.sections and not out.passages \
                 else 2 + (number.group(1).count(".") if number else 0)
             if level >= 2 and out.levels and out.levels[-1][0] >= level and \
                     not out.passages and not out.paragraph:

@@ -608,3 +608,13 @@ def test_a_temperature_without_its_unit_answers_where_temperature_is_named() -> 
 
 def test_dusk_and_dawn_say_when() -> None:
     assert asked.can_answer("When do the hens go in?", "The hens go in at dusk.")
+
+
+def test_a_proper_name_in_the_plural_is_written_in_the_document() -> None:
+    assert not asked.unnamed("What time is Guppies?", "Guppies for Maisie, 5pm at the pool.")
+    assert asked.unnamed("What time is Beavers?", "Guppies for Maisie, 5pm at the pool.")
+
+
+def test_a_possessed_activity_after_a_verb_of_the_questions_own_is_its_subject() -> None:
+    assert asked.subject("What time does Ada's riding start?") == ("Ada", ["riding"])
+    assert asked.subject("What's Ada reading this week?") is None

@@ -313,3 +313,13 @@ def test_a_question_on_a_line_of_its_own_heads_its_answer() -> None:
 def test_a_task_lists_empty_box_is_no_text_and_a_ticked_one_stays() -> None:
     [packing] = sections("## Packing\n- [ ] Wellies for both\n- [x] Passports\n", markdown=True)
     assert packing.text.split("\n") == ["Wellies for both.", "[x] Passports."]
+
+
+def test_a_short_line_after_a_blank_line_heads_what_follows_however_the_last_ended() -> None:
+    """"CLUBS THIS TERM", a blank line, "MONDAY", then Monday's club: the blank line ended
+    the title, so the day heads its paragraph."""
+    note = ("CLUBS THIS TERM\n\nMONDAY\nCubs for Ollie, 6pm at the scout hut.\n\nFRIDAY\n"
+            "Chess club for Ada, 3.30pm in the library.\n")
+    found = sections(note)
+    assert Section("MONDAY", "Cubs for Ollie, 6pm at the scout hut.") in found
+    assert Section("FRIDAY", "Chess club for Ada, 3.30pm in the library.") in found
