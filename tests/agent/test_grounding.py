@@ -508,3 +508,17 @@ async def test_a_follow_up_about_someone_new_keeps_the_sentence_naming_both(
         assert "8.15" in await turn(chat, "What time does Leo go to bed?")
         reply = await turn(chat, "And Maya?")
         assert "6.45" in reply
+
+
+async def test_a_bare_question_word_after_a_documents_answer_asks_of_its_subject(
+        tmp_path: Path, embedder: Any) -> None:
+    """"Where do the cubs meet?" then "What time?": the cubs' time, not the clock's."""
+    async with household(tmp_path, embedder, {
+        "clubs.md": "# Clubs\n\nCubs meet at the scout hut on Tuesdays at 6.30pm.\n\n"
+                    "Swimming is at the leisure centre on Fridays at 5pm.\n",
+    }) as box:
+        chat, _ = service(box, [["At the scout hut."], ["At 6.30pm."]])
+        await turn(chat, "Where do the cubs meet?")
+        reply = await turn(chat, "What time?")
+        assert "Current time" not in reply
+        assert "6.30pm" in reply
