@@ -765,7 +765,10 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
     if done is not None and fold(done.group(1))[:STEM] not in stems(f"{sentence} {context}"):
         return False  # "who fitted the battery?": a sentence that says nothing of fitting
     does = re.match(r"who (\w+s)\b", q)  # "who compares", "who is allergic"
-    doer = re.search(rf"(?:^|[.!?] )(?!(?:{_NOT_DOERS})\b)([A-Z][a-z]+) {does.group(1)}\b",
+    # (Words in lower case may stand before a verb of doing: "Gwen next door at number 12
+    # has a key"; not before "is", which follows any noun: "Sports day is on the field".)
+    gap = "(?: [a-z0-9][\\w']*){0,5}" if does is not None and does.group(1) != "is" else ""
+    doer = re.search(rf"(?:^|[.!?] )(?!(?:{_NOT_DOERS})\b)([A-Z][a-z]+){gap} {does.group(1)}\b",
                      sentence) if does is not None else None
     if doer is not None and not re.search(rf"\b{doer.group(1)}\b", question, re.IGNORECASE):
         # "Dev compares prices", "Noah is allergic to nuts": the doer, opening the sentence,

@@ -618,3 +618,9 @@ def test_a_proper_name_in_the_plural_is_written_in_the_document() -> None:
 def test_a_possessed_activity_after_a_verb_of_the_questions_own_is_its_subject() -> None:
     assert asked.subject("What time does Ada's riding start?") == ("Ada", ["riding"])
     assert asked.subject("What's Ada reading this week?") is None
+
+
+def test_a_doer_named_before_words_in_lower_case_answers_who() -> None:
+    assert asked.can_answer("Who feeds the fish?",
+                            "Priya next door at number 4 feeds the fish on Sundays.")
+    assert not asked.can_answer("Who feeds the fish?", "The fish are fed on Sundays.")
