@@ -274,14 +274,15 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             # answers, "Q. Who do we call?⏎A. Dan Price Heating"): the question heads it.
             out.set_heading(2, asked)
             continue
-        if not markdown and _looks_like_heading(line, previous, following) and _figure(line):
+        bare = not markdown and _looks_like_heading(line, previous, following)
+        if bare and _figure(line):
             # A date or a figure standing alone (a letter's "22 November 2026") heads nothing:
             # a line of its own, and a heading just before it headed nothing either.
             if out.levels and out.levels[-1][0] >= 2 and not out.passages and not out.paragraph:
                 out.add_passage(out.levels.pop()[1])
             out.add_passage(line)
             continue
-        if not markdown and _looks_like_heading(line, previous, following):
+        if bare:
             # A bare heading replaces the one before it, under the first line of the page
             # when that was one too (a PDF's title); a numbered one nests by its number.
             number = _SECTION_NUMBER.match(line)
@@ -294,7 +295,7 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
                 out.add_passage(out.levels.pop()[1])
             out.set_heading(level, line)
             continue
-        item = _LIST_ITEM.match(line)
+        item = marked
         if item and _NUMBERED.match(line) and out.paragraph and not out.in_item and \
                 not out.paragraph.endswith(_SENTENCE_END):
             item = None  # "bookings on 01632 962⏎318. The van...": a number wrapped, no item
