@@ -223,9 +223,10 @@ def _plain_stems(question: str) -> set[str]:
             if not w.isdigit()} - name_stems(question)
 _PRICE = frozenset({"cost", "costs", "price", "paid", "pay", "charge", "charged", "spend",
                     "spent"})
-# Money, or none: "free of charge" is what a thing costs too.
-_CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd|free)\b",
-                       re.IGNORECASE)
+# Money, or none: "free of charge" is what a thing costs too; pence after their number
+# ("53.21p per day", "20p coins").
+_CURRENCY = re.compile(r"[£$€]|\b(pounds?|pence|euros?|dollars?|cents?|quid|gbp|eur|usd|free)\b"
+                       r"|\b\d+(?:\.\d+)?p\b", re.IGNORECASE)
 # "what's", "it's" and the like are "… is", never a possession (any case: "How's it going?").
 NOT_A_POSSESSIVE = r"(?!(?i:what|who|where|when|how|that|it|there|here|he|she)['’]s\b)"
 # "Maya's best friend", "Leo's birthday": what the question is about, at its end.
@@ -235,7 +236,9 @@ _POSSESSED = re.compile(rf"\b{NOT_A_POSSESSIVE}"
 _AUXILIARY = re.compile(r"\b(do|does|did)\b", re.IGNORECASE)
 # "When is Pepper's flea treatment due?": after "is" a last word saying a state (an adjective
 # of time or a participle) is the predicate, not the thing.
-_COPULA = re.compile(r"\b(is|are|was|were)\b", re.IGNORECASE)
+# ("What's" is "what is": "What's Jen's cat called?" asks the cat's name.)
+_COPULA = re.compile(r"\b(is|are|was|were)\b|\b(?:what|who|where|when|how)['’]s\b",
+                     re.IGNORECASE)
 _PREDICATE = re.compile(r"due|open|closed|ready|done|over|\w+ed", re.IGNORECASE)
 # Where a possessed phrase's head ends: "key worker at nursery" is about a worker.
 _PREPOSITIONS = frozenset("at in on for of with from to by per about during after before near "
@@ -582,10 +585,12 @@ _PICKING = frozenset("whose every each".split())
 
 
 # The thing a question ends by naming after a determiner.
+# (Each word whole, "(?![\w-])": a word that may end anywhere inside it split "allotment
+# committee" every way before failing, 12 s for one question with the event loop blocked.)
 _DETERMINED_LAST = re.compile(r"^(.*?\b(?:do|does|did|is|are|was|were)?)\s*\b"
                               r"(?:(?:the|a|an|our|my|your|his|her|their)\s+|(?<=do )|(?<=does )|"
                               r"(?<=did )|(?<=is )|(?<=are )|(?<=was )|(?<=were ))((?:(?!(?:"
-                              + "|".join(sorted(STOPWORDS)) + r")\b)[a-z][\w-]*\s*)+)"
+                              + "|".join(sorted(STOPWORDS)) + r")\b)[a-z][\w-]*(?![\w-])\s*)+)"
                               r"[?.!]*$")
 _ASKING_AUXILIARY = re.compile(r"\b(?:do|does|did|can|could|will|would|should|must|shall)\b")
 _PARTICLES = frozenset("off up out down away back over on in".split())
@@ -751,6 +756,13 @@ _NOT_A_COUNT = re.compile(rf"{_CLOCK.pattern}|{_DATE.pattern}|[£$€]\s?\d[\d,.
 def _holds_count(question: str, sentence: str, context: str) -> bool:
     # "How many players are on a team?": a number that counts, not the 16:00 a session is
     # called off by, the 4 June of a party, or the under-11s.
+    # The question's own verb opening the sentence, capitalised only by opening it, names
+    # nothing numbered ("Serves 6." for how many the dish serves; "Class 4B" stays a name).
+    opening = re.match(r"\s*([A-Z][a-z]+)\b", sentence)
+    verb = re.search(r"\b(?:do|does|did)\b.*\b([a-z]+)\W*$", question.lower())
+    if opening is not None and verb is not None and \
+            fold(opening.group(1).lower())[:STEM] == fold(verb.group(1))[:STEM]:
+        sentence = opening.group(1).lower() + sentence[opening.end():]
     return _AMOUNT.search(_NOT_A_COUNT.sub(" ", sentence)) is not None
 
 

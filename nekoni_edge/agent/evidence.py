@@ -132,6 +132,14 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     what time does it start?" after "where is football training?").
     ``labels``: each candidate's line's label (``rag.structure.line_labels``)."""
     candidates = list(candidates)
+    if _ASKS_THE_WRITER.search(question.strip()) and (
+            signature := _signature(candidates)[1]):
+        # "Who signed the council's letter?": "Yours faithfully, Helen Marsh", in no word
+        # of the question.
+        told = " ".join(candidates[i] for i in signature)
+        return Evidence(told, source, frozenset(content_words(candidates[signature[-1]])),
+                        told=told, every_name=True, kind="name", score=(True, max(
+                            cosines[i] for i in signature) + EVIDENCE_WORD_WEIGHT))
     # Names and the document's own name say which document, not which of its sentences; a
     # day or a month says which sentence, as a number does ("who hosts in January?").
     asked = stems(question) - stems(document_title(source)) - (
@@ -142,6 +150,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # by what its pronoun stands for; otherwise its own words pick ("and what should I
         # bring?" is not the blood test's sentence again).
         asked |= stems(kept) - stems(document_title(source)) - name_stems(kept)
+    referred = _referred(question, kept, candidates, headings, source)
+    asked |= referred  # what the pronoun stands for is asked about too
     where = question.strip().lower().startswith("where")
     scored: list[tuple[bool, float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
@@ -182,7 +192,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     title = document_title(source)
     whole = f"{title} {' '.join(candidates)}"
     doer = {d for d in timed_doer(question) if d[:STEM] in stems(whole)}
-    author = _author(candidates) if kind == "name" else ""
+    author, signature = _signature(candidates) if kind == "name" else ("", [])
     signed: set[int] = set()  # the sentences whose "I" is the author's
     # A message's header lines (by its "From:" line) say when it was sent and to whom: no
     # answer about what it says, and close to any question by its subject alone ("Date: 3
@@ -241,6 +251,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         worded = f"{clause_of} {about}" if clause_of else about
         held = covered(asked, stems(f"{own} {worded}"))  # 'head' in 'Headteacher' too
         label = labels[index] if index < len(labels) else ""
+        if referred and not covered(referred, stems(f"{own} {worded} {label}")):
+            continue
         if doer and not {d[:STEM] for d in doer} & stems(f"{title} {own} {worded} {label}") \
                 and not _WRITERS.search(sentence):
             # Another's time: "check-in is from 4pm" for when the shop opens, in a document
@@ -314,6 +326,26 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     place=_place_word(clause or sentence, beyond) if where else "",
                     kind=kind, score=(worded_first, best_score + EVIDENCE_WORD_WEIGHT * len(
                         (stems(question) - asked) & stems(title))))
+
+
+# A pronoun that stands for a thing the last question named (not for the person a "who"
+# question's answer named: "what's his number?" after who cuts the lawn).
+_REFERRING = re.compile(r"\b(?:it|its|they|them|their)\b", re.IGNORECASE)
+
+
+def _referred(question: str, kept: str, candidates: Sequence[str], headings: Sequence[str],
+              source: str) -> set[str]:
+    """The words of what a follow-up's pronoun stands for, when some sentence (with its
+    heading and the sentence its own pronoun leans on) holds one of them: a sentence about
+    another thing answers nothing of it ("how often does it need water?" after where the fig
+    is: not the orchids' watering). Empty when the turn has no such pronoun."""
+    if not kept or not _REFERRING.search(question) or answer_kind(kept) == "name":
+        return set()
+    referred = stems(kept) - stems(document_title(source)) - name_stems(kept) - stems(question)
+    held = any(covered(referred, stems(f"{headings[i] if i < len(headings) else ''} "
+                                       f"{with_antecedent(candidates, i)}"))
+               for i in range(len(candidates)))
+    return referred if held else set()
 
 
 # A name in a subject's place: opening the sentence or a labelled field ("Person: Omar").
@@ -430,19 +462,33 @@ _SIGNATURE = re.compile(r"^(?:(?:Mr|Mrs|Ms|Miss|Dr)\.? )?[A-Z][\w'.-]*(?: [A-Z][
 def _author(candidates: Sequence[str]) -> str:
     """Who wrote a letter or an email: the name on its "From:" line, or under (or beside) its
     sign-off; '' for a note signed by no one."""
+    return _signature(candidates)[0]
+
+
+def _signature(candidates: Sequence[str]) -> tuple[str, list[int]]:
+    """The author (as ``_author``) and the sentences that name them: the "From:" line, or
+    the sign-off and the name under it."""
     for index, candidate in enumerate(candidates):
         sender = _FROM.match(candidate)
         if sender is not None:
-            return sender.group(1).rstrip(".")
+            return sender.group(1).rstrip("."), [index]
         signed = _SIGN_OFF.match(candidate)
         if signed is None:
             continue
-        rest = candidate[signed.end():].strip()
+        # (The name before the role under it: "Helen Marsh, Head Coach".)
+        rest = candidate[signed.end():].split(",")[0].strip()
+        lines = [index]
         if not rest and index + 1 < len(candidates):
             rest = candidates[index + 1].strip()
+            lines.append(index + 1)
         if rest and _SIGNATURE.match(rest):
-            return rest.rstrip(".")
-    return ""
+            return rest.rstrip("."), lines
+    return "", []
+
+
+# Asking who wrote a message: its signature answers, in no word of the question.
+_ASKS_THE_WRITER = re.compile(r"^who\b.*\b(?:wrote|write|written|signed|sign|sent|send)\b",
+                              re.IGNORECASE)
 
 
 def _word_pairs(text: str) -> set[tuple[str, str]]:

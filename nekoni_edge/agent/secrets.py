@@ -72,8 +72,22 @@ def asked(question: str) -> frozenset[str]:
     """The kinds of secret a question asks for: of secret words in a row, the last, which the
     others qualify ("the account password" asks a password, not the account number)."""
     said = re.findall(r"[a-z]+", question.lower())
-    return frozenset(_KIND_OF[w] for w, after in zip(said, [*said[1:], ""], strict=True)
-                     if w in _KIND_OF and after not in _KIND_OF)
+    kinds: set[str] = set()
+    last = 0  # where the last asked secret's word was
+    for index, (w, after) in enumerate(zip(said, [*said[1:], ""], strict=True)):
+        if w not in _KIND_OF or after in _KIND_OF:
+            continue
+        if kinds and _QUALIFYING & set(said[last:index]) and "and" not in said[last:index]:
+            # Just after "for", "of" or "on", a secret's word says whose the asked one is:
+            # "the password for the broadband account" asks a password, not the account
+            # number ("the code for the gate and the PIN" asks both).
+            continue
+        kinds.add(_KIND_OF[w])
+        last = index
+    return frozenset(kinds)
+
+
+_QUALIFYING = frozenset({"for", "of", "on", "to"})
 
 
 def hide(text: str, keep: frozenset[str] = frozenset()) -> str:

@@ -19,6 +19,10 @@ HEADING_SEPARATOR = " › "
 MAX_HEADING_CHARS = 120  # a heading path longer than this is cut (it is context, not text)
 HEADING_MAX_WORDS = 6  # a plain line this short, unpunctuated, alone between sentences
 QUESTION_MAX_WORDS = 15  # a question on a line of its own this short heads its answer
+# In wrapped text, a line this much of the width or less, with the next line's first word, was
+# ended by its writer: a proportional font's wrapped lines vary in characters by a tenth or
+# two (a PDF's), a paragraph's end leaves far more room.
+WRAP_ROOM = 0.8
 
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SETEXT = re.compile(r"^(=+|-+)\s*$")
@@ -87,6 +91,18 @@ def _looks_like_heading(line: str, previous: str, following: str) -> bool:
             and (following[:1].isupper() or following[:1].isdigit()))  # "12 Quay Street"
 
 
+# A line's last words after its sentences: a short phrase ending with a comma ("Yours
+# sincerely,"), which the short lines under it sign ("Helen Marsh", "Head Coach").
+_SIGN_OFF = re.compile(r"(?:^|[.!?]\s)\s*[^\s.!?]+(?: [^\s.!?]+){0,2},$")
+
+
+def _signing_off(last_line: str, line: str, signing: bool) -> bool:
+    """Whether a short unpunctuated line goes on a sign-off's passage (the name under it, or
+    the role under the name): ``signing``, a line under the sign-off has already."""
+    return (0 < len(line.split()) <= HEADING_MAX_WORDS and not line.endswith(_SENTENCE_END)
+            and (signing or _SIGN_OFF.search(last_line) is not None))
+
+
 def _figure(line: str) -> bool:
     """Whether a line is more numbers than words: a date or a figure ("22 November 2026")."""
     words = line.split()
@@ -119,6 +135,15 @@ def _own_lines(lines: list[str]) -> list[bool]:
                     not a.endswith(_SENTENCE_END) and b[:1].isdigit()
                     and not _LIST_ITEM.match(b) and len(a.split()) > HEADING_MAX_WORDS)
                 for a, b in zip(run[:-1], run[1:], strict=True)]
+        elif len(fits) >= 3:
+            # Wrapped text with lines of its own among its wrapped ones (a letter's "Dear
+            # Resident," and its title on a PDF page with no blank lines): a line that stops
+            # where the next line's first word, opening with a capital, would have fitted
+            # with room to spare was ended by its writer.
+            ended[start:end - 1] = [
+                (b[:1].isupper() or b[:1].isdigit()) and not _BROKEN.search(a)
+                and len(a) + 1 + len(b.split()[0]) <= width * WRAP_ROOM
+                for a, b in zip(run[:-1], run[1:], strict=True)]
         start = end + 1
     return ended
 
@@ -136,6 +161,7 @@ class _Builder:
         self.in_item = False  # the paragraph being read is a list item
         self.in_field = False  # ... a field line, which a line opening with a capital ends
         self.in_row = False  # ... a row, which only a line opening in lower case goes on
+        self.in_signature = False  # ... a sign-off with the lines under it
 
     @property
     def heading(self) -> str:
@@ -146,7 +172,7 @@ class _Builder:
         """The paragraph's last line read so far ('' between paragraphs)."""
         return self._parts[-1] if self._parts else ""
 
-    def add_line(self, line: str) -> None:
+    def add_line(self, line: str, separator: str = " ") -> None:
         """One wrapped line of running text, joined to the paragraph being read (a list of
         its lines: joining as they come would copy a long paragraph once per line)."""
         if not self._parts:
@@ -156,14 +182,14 @@ class _Builder:
                 self._parts[-1] = self._parts[-1][:-1]  # "compart-" + "ment"
             self._parts.append(line)  # else the hyphen stays: "0800-" + "123"
         else:
-            self._parts.append(" " + line)
+            self._parts.append(separator + line)
 
     def end_paragraph(self) -> None:
         if self._parts:
             text = "".join(self._parts)
             self.passages.append(_ended(text) if self.in_item else text)
             self._parts = []
-        self.in_item = self.in_field = self.in_row = False
+        self.in_item = self.in_field = self.in_row = self.in_signature = False
 
     def start_item(self, text: str) -> None:
         """A list item: a passage of its own, which lines after it may continue (a wrapped
@@ -305,6 +331,13 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
         if stamp := _STAMPED.match(line):
             # The stamp is when, not what: its digits are no value of the message's.
             out.start_item(line[stamp.end():].strip() if line.startswith("[") else line)
+            continue
+        if out.paragraph and not out.in_item and _signing_off(
+                out.paragraph, line, out.in_signature):
+            # A letter's sign-off and the lines under it are one passage: "Yours sincerely,
+            # Helen Marsh, Head Coach" says whose the role is.
+            out.add_line(line, " " if out.paragraph.endswith(",") else ", ")
+            out.in_signature = True
             continue
         if out.in_item and not raw[:1].isspace() and out.paragraph.endswith(_SENTENCE_END):
             out.end_paragraph()  # a finished item, then running text

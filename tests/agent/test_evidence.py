@@ -553,6 +553,27 @@ def test_a_follow_ups_pronoun_stands_for_the_last_questions_subject() -> None:
     assert "medicines" in found.as_answer()
 
 
+def test_a_follow_ups_it_is_the_last_questions_thing_not_anothers_with_the_words() -> None:
+    """"How often does it need feeding?" after where the lemon tree is: the tree's sentence
+    (through its pronoun), not the roses' that says "feeding"."""
+    garden = ["The lemon tree lives in the conservatory.",
+              "It wants a spoon of citrus food every two weeks from April.",
+              "The roses need feeding once a month with the green tub."]
+    found = pick_evidence("How often does it need feeding?", garden, [0.40, 0.42, 0.55],
+                          "garden.txt", kept="Where is the lemon tree?")
+    assert found is not None
+    assert "every two weeks" in found.as_answer()
+
+
+def test_who_wrote_a_letter_is_its_signature() -> None:
+    letter = ["Your new bin will be delivered on 3 May.", "Kind regards,", "Priya Sandhu",
+              "Recycling Officer"]
+    found = pick_evidence("Who signed the letter about the bin?", letter,
+                          [0.5, 0.2, 0.2, 0.3], "bin-letter.pdf")
+    assert found is not None
+    assert "Priya Sandhu" in found.as_answer()
+
+
 def test_a_line_labelled_with_a_name_is_that_ones() -> None:
     notes = ["Dee Lowe: blood group A negative.", "Allergic to penicillin.",
              "Finn: asthma, blue inhaler.", "Allergic to cats."]

@@ -60,6 +60,18 @@ def test_a_secret_word_qualifying_another_asks_for_the_last() -> None:
     assert "55019283" not in secrets.hide(note, secrets.asked("What is the account password?"))
 
 
+def test_a_secret_word_after_for_or_of_says_whose_the_asked_one_is() -> None:
+    # "The PIN for the savings account" asks a PIN; the account's number stays hidden.
+    assert secrets.asked("What's the PIN for the savings account?") == {"code"}
+    assert secrets.asked("What is the password of the energy account?") == {"password"}
+    # Two asked with "and" between them are both asked.
+    assert secrets.asked("What's the policy number and the account number?") == {
+        "policy", "account"}
+    note = "Savings account number: 40119233815."
+    assert "33815" not in secrets.hide(note, secrets.asked("What's the PIN for the savings "
+                                                           "account?"))
+
+
 def test_where_a_password_is_is_no_password() -> None:
     # A participle before a place says where it is; the value beside it is still found.
     assert secrets.find("The password is written on the card under the router.") == []

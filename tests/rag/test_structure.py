@@ -323,3 +323,36 @@ def test_a_short_line_after_a_blank_line_heads_what_follows_however_the_last_end
     found = sections(note)
     assert Section("MONDAY", "Cubs for Ollie, 6pm at the scout hut.") in found
     assert Section("FRIDAY", "Chess club for Ada, 3.30pm in the library.") in found
+
+
+def test_a_line_stopped_short_in_wrapped_text_ends_its_paragraph() -> None:
+    """A PDF page with no blank lines: the salutation and the title stop where the next line's
+    first word would have fitted, so they end their paragraphs; wrapped lines go on."""
+    page = ("Dear Mr Hale,\n"
+            "Your new parking zone from 1 June\n"
+            "From 1 June 2027 the permit zone for Mill Lane becomes zone F, and your permit\n"
+            "will be reissued by post. Visitor vouchers stay at £1.20 for a day and can be\n"
+            "bought online. Permits already paid for are valid until they run out as\n"
+            "Zone C permits in the new zone.\n"
+            "Yours sincerely,\n"
+            "Ann Cole\n")
+    found = sections(page, opening=False)
+    assert [line for s in found for line in s.text.split("\n")] == [
+        "Dear Mr Hale,",
+        "Your new parking zone from 1 June",
+        "From 1 June 2027 the permit zone for Mill Lane becomes zone F, and your permit "
+        "will be reissued by post. Visitor vouchers stay at £1.20 for a day and can be "
+        "bought online. Permits already paid for are valid until they run out as "
+        "Zone C permits in the new zone.",
+        "Yours sincerely, Ann Cole",
+    ]
+
+
+def test_a_sign_off_and_the_lines_under_it_are_one_passage() -> None:
+    """The name and the role under "Kind regards," say whose the role is; the letter's
+    sentences before it stay their own."""
+    page = ("Dear Ms Amin,\nYour son's swimming assessment is on Friday 6 June at the pool.\n"
+            "Kind regards,\nOmar Feld\nLead Instructor\n")
+    text = "\n".join(s.text for s in sections(page, opening=False))
+    assert text.split("\n")[-1] == "Kind regards, Omar Feld, Lead Instructor"
+    assert "Your son's swimming assessment is on Friday 6 June at the pool." in text.split("\n")
