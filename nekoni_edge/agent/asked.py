@@ -710,7 +710,11 @@ def _holds_size(question: str, sentence: str, context: str) -> bool:
 
 
 def _holds_frequency(question: str, sentence: str, context: str) -> bool:
-    return bool(_AMOUNT.search(sentence) or _WHEN.search(sentence))
+    # ("The big fig is the thirsty one.": "one" standing for a thing, no noun after it, says
+    # no number.)
+    return bool(_WHEN.search(sentence)) or any(
+        m.group(0).lower() != "one" or re.match(r" [a-z]", sentence[m.end():])
+        for m in _AMOUNT.finditer(sentence))
 
 
 def _holds_kind(question: str, sentence: str, context: str) -> bool:

@@ -653,3 +653,10 @@ def test_a_long_determined_thing_is_read_in_linear_time() -> None:
     started = time.process_time()
     asked.named_otherwise(question, "The committee inspects plots in May.", "Plots.")
     assert time.process_time() - started < 10
+
+
+def test_one_standing_for_a_thing_says_no_frequency() -> None:
+    question = "How often does the lemon tree need feeding?"
+    assert not asked.can_answer(question, "The lemon tree is the hungry one.")
+    assert asked.can_answer(question, "It gets one spoon of feed a fortnight.")
+    assert asked.can_answer(question, "Feed it at 5,000 and 10,000 hours.")
