@@ -459,15 +459,9 @@ _SIGN_OFF = re.compile(r"^(?:best wishes|kind regards|best regards|regards|many 
 _SIGNATURE = re.compile(r"^(?:(?:Mr|Mrs|Ms|Miss|Dr)\.? )?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}\.?$")
 
 
-def _author(candidates: Sequence[str]) -> str:
-    """Who wrote a letter or an email: the name on its "From:" line, or under (or beside) its
-    sign-off; '' for a note signed by no one."""
-    return _signature(candidates)[0]
-
-
 def _signature(candidates: Sequence[str]) -> tuple[str, list[int]]:
-    """The author (as ``_author``) and the sentences that name them: the "From:" line, or
-    the sign-off and the name under it."""
+    """Who wrote a letter or an email ('' for a note signed by no one) and the sentences
+    that name them: the name on its "From:" line, or under (or beside) its sign-off."""
     for index, candidate in enumerate(candidates):
         sender = _FROM.match(candidate)
         if sender is not None:
