@@ -293,9 +293,9 @@ class ChatService:
         # ("When can we have bonfires?" "And what time of day?" is no question for the clock).
         # A fragment after a turn the documents answered asks the same subject again ("Where
         # is Finn's judo?" "What time?" is the judo's time, not the clock's): no tool.
-        routes = [] if kept and trust.fragment(content) and follows else await self._route(
-            session_id, query if kept and trust.fragment(content) else content,
-            vector if routable else None, parent)
+        continued = bool(kept) and trust.fragment(content)
+        routes = [] if continued and follows else await self._route(
+            session_id, query if continued else content, vector if routable else None, parent)
         hits = await self._retrieve(session_id, query, query_vector, parent)
         if on_context is not None:
             on_context(hits)

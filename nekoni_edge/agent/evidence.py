@@ -192,7 +192,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     title = document_title(source)
     whole = f"{title} {' '.join(candidates)}"
     doer = {d for d in timed_doer(question) if d[:STEM] in stems(whole)}
-    author, signature = _signature(candidates) if kind == "name" else ("", [])
+    author = _signature(candidates)[0] if kind == "name" else ""
     signed: set[int] = set()  # the sentences whose "I" is the author's
     # A message's header lines (by its "From:" line) say when it was sent and to whom: no
     # answer about what it says, and close to any question by its subject alone ("Date: 3
