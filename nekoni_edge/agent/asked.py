@@ -190,7 +190,7 @@ _COLOUR = re.compile(r"\b(red|orange|yellow|green|blue|purple|pink|brown|black|w
                      r"silver|gold|cream|beige|navy|turquoise|teal|lilac|magenta|maroon)\b",
                      re.IGNORECASE)
 _IS_A = re.compile(r"\b(is|are) (a|an)\b", re.IGNORECASE)
-_APPOSITION = re.compile(r"\b([A-Z][a-z]+),? the [a-z]+")  # "Pepper the spaniel"
+_APPOSITION = re.compile(r"\b([A-Z][a-z]+),? the ([a-z]+)")  # "Pepper the spaniel"
 # Kinds of personal fact a note may lack: "what's the Okafors' address?".
 _PERSONAL = frozenset("date name surname called address email phone".split())
 # "Ben's middle name", "Rosa's surname": said with the rest of the name beside it.
@@ -430,6 +430,7 @@ def answer_kind(question: str) -> str:
             # "how much rice …?" an amount.
             ("money", bool(asked & _PRICE) or bool(re.match(r"how much (is|are|was|were)\b",
                                                             q))),
+            ("email", bool(asked & {"email", "e-mail"})),  # an address, not a street's
             ("address", "address" in asked),
             ("when", part is not None),
             ("age", q.startswith("how old")),
@@ -461,6 +462,7 @@ def _before(sentence: str, time: re.Match[str]) -> str:
 # for "what time", money for a cost, a day for "which day" (a month says none of them).
 _SAYS: dict[str, re.Pattern[str]] = {
     "season": _WHEN, "clock": _CLOCK, "day": _DAY, "money": _CURRENCY, "address": _ADDRESS,
+    "email": re.compile(r"[\w.+-]@[\w-]+\.\w"),
     "past date": _DATE,  # "when did": a year or a date, not a habit
     "when": _WHEN, "age": _AGE, "temperature": _TEMPERATURE,  # "how hot?": not 3 hours 40
     "weight": _WEIGHT,  # "how much does he weigh?": not "a four-year-old spaniel"
@@ -514,6 +516,10 @@ def can_answer(question: str, sentence: str, context: str = "", *, close: bool =
     if kind == "temperature" and not _TEMPERATURE.search(sentence):
         return _BARE_NUMBER.search(sentence) is not None and \
             _TEMPERATURE_NAMED.search(f"{context} {sentence}") is not None
+    for word, number in numbered_names(question):
+        # The question's own numbered thing is what it asks about, no value of the asked
+        # kind: "Year 5 residential trip" says no when ("year"), "Stage 6 group" no count.
+        sentence = re.sub(rf"\b{word}[ -]?{number}(?!\d)", "", sentence, flags=re.IGNORECASE)
     held = holds_kind(kind, sentence)
     if held is not None:
         return held
@@ -792,7 +798,18 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
         return True
     if _WHO_TO_RING.match(q) and _NUMBER_TO_RING.search(sentence):
         return True  # "who do I ring for advice at night?": "call 111" is whom
+    # A name opening the sentence before the asked thing, as the subject of a verb ("Biscuit
+    # the dog is friendly" for what the dog is called; not "Walk the dog at 7").
+    apposed = _NAMED_SUBJECT.match(sentence)
+    if apposed is not None and fold(apposed.group(2)) in {fold(w) for w in words(q)} and \
+            fold(apposed.group(1).lower()) not in CALENDAR | STOPWORDS:
+        return True
     return _new_name(q, sentence)
+
+
+# (Before an auxiliary verb, a closed class: an imperative's object is followed by anything.)
+_NAMED_SUBJECT = re.compile(r"([A-Z][a-z]+),? the ([a-z]+),? (?:is|was|has|had|will|would|can|"
+                            r"could|may|might|must|should|does|did)\b")
 
 
 # "Who do I ring/call/phone …?" and a number said to be rung ("call 111", "ring 0800 …").

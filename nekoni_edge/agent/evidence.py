@@ -201,6 +201,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         _FROM.match(near) for near in candidates[max(0, i - 3):i + 4])}
     continued: set[int] = set()  # the later sentences of a labelled line
     identifier = kind == "identifier"
+    older = _older_message(candidates, headings)
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
@@ -265,7 +266,9 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
             # is 15 to 19 February" under "Spring term:"), as a heading does; it makes no
             # sentence holding none of the asked words an answer.
             held |= covered(asked, stems(label))
-        shared = len(held)
+        # A number the question states is a word it shares ("what's in bed 4?" under "Veg
+        # beds", whose name holds the question's only other word).
+        shared = len(held) + numbered
         if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS and not identifier:
             # (An identifier's sentence has passed a stricter test: a value of the asked
             # form, with every other word of the question said around it.)
@@ -281,10 +284,19 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     if not scored:
         return None
     scored.sort(key=lambda s: (-s[0], -s[1]))
+    if scored[0][2] >= older:
+        # A quoted message's sentence gives way to the reply's that can answer too and says
+        # the same thing again: the reply is newer ("his lesson is now on Wednesdays at
+        # 5.15pm, not 4.30pm" over the quoted "he swims on Wednesdays at 4.30pm").
+        again = content_words(scored[0][3])
+        scored.sort(key=lambda s: s[2] >= older or len(content_words(s[3]) & again) < 2)
     worded_first, best_score, best_index, sentence = scored[0]
     # A runner-up nearly as close is told with it (in the document's order): which of two
-    # close sentences holds the answer is where the picking most often fails.
+    # close sentences holds the answer is where the picking most often fails. Not one of
+    # another message: a reply's words change the one it quotes ("his lesson is now at
+    # 5.15pm" is not told with the quoted "he swims at 4.30pm").
     runner = next((s for s in scored[1:2] if s[0] == worded_first
+                   and (s[2] >= older) == (best_index >= older)
                    and best_score - s[1] <= EVIDENCE_PAIR_MARGIN), None)
     chosen = {best_index} | ({runner[2]} if runner is not None else set())
     # A pronoun's sentence is told with the one saying what the pronoun stands for.
@@ -457,6 +469,23 @@ _SIGN_OFF = re.compile(r"^(?:best wishes|kind regards|best regards|regards|many 
                        r"thanks|thank you|cheers|love|yours sincerely|yours faithfully|yours|"
                        r"all the best|best|warm wishes),?\s*", re.IGNORECASE)
 _SIGNATURE = re.compile(r"^(?:(?:Mr|Mrs|Ms|Miss|Dr)\.? )?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}\.?$")
+
+
+# Where an email quotes the message it replies to: under the quote's attribution ("On Mon, 4
+# Jan 2027 at 08:40, Carla Novak wrote", its heading), or from a "From:" header after the
+# message's own text.
+_WROTE = re.compile(r"\bwrote$")
+
+
+def _older_message(candidates: Sequence[str], headings: Sequence[str]) -> int:
+    """The index of the first sentence of an earlier message a reply quotes or forwards (the
+    number of candidates when there is none)."""
+    for index, candidate in enumerate(candidates):
+        if index < len(headings) and _WROTE.search(headings[index]) or _FROM.match(
+                candidate) and any(not _MESSAGE_HEADER.match(c) and not _FROM.match(c)
+                                   for c in candidates[:index]):
+            return index
+    return len(candidates)
 
 
 def _signature(candidates: Sequence[str]) -> tuple[str, list[int]]:

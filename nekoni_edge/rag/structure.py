@@ -230,6 +230,16 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
     for i, raw in enumerate(lines):
         if quoted := _QUOTED.match(raw):
             raw = raw[quoted.end():]  # "> 7713." of a reply quoted in an email is "7713."
+            if not (i and _QUOTED.match(lines[i - 1])):
+                # A quote's line of introduction ("On 4 Jan, Carla wrote:"), above it or its
+                # first line, heads it: the quoted message is another, earlier one.
+                out.end_paragraph()
+                level = max(2, len(out.levels) + 1)
+                if raw.rstrip().endswith(":"):
+                    out.set_heading(level, raw.strip()[:-1])
+                    continue
+                if out.passages and out.passages[-1].endswith(":"):
+                    out.set_heading(level, out.passages.pop()[:-1])
         line = raw.strip()
         following = lines[i + 1].strip() if i + 1 < len(lines) else ""
         if not line:

@@ -660,3 +660,29 @@ def test_one_standing_for_a_thing_says_no_frequency() -> None:
     assert not asked.can_answer(question, "The lemon tree is the hungry one.")
     assert asked.can_answer(question, "It gets one spoon of feed a fortnight.")
     assert asked.can_answer(question, "Feed it at 5,000 and 10,000 hours.")
+
+
+def test_the_questions_own_numbered_thing_is_no_value_of_the_asked_kind() -> None:
+    """"Year 2 nativity play" says no when by its "year"; "Room 4" counts nothing asked."""
+    question = "When is the Year 2 nativity?"
+    assert not asked.can_answer(question, "Year 2 nativity play in the school hall")
+    assert asked.can_answer(question, "Year 2 will perform their nativity on 12 December.")
+    assert not asked.can_answer("How many chairs are in Room 4?", "Room 4 is the art room.")
+    assert asked.can_answer("How many chairs are in Room 4?", "Room 4 has 30 chairs.")
+
+
+def test_a_name_as_the_subject_before_the_thing_answers_what_it_is_called() -> None:
+    """"Clover the rabbit has her hutch by the shed": Clover is the rabbit's name; an
+    instruction's verb before the thing ("Brush the rabbit", "Feed the rabbit pellets") is no
+    name."""
+    question = "What's the rabbit called?"
+    assert asked.can_answer(question, "Clover the rabbit has her hutch by the shed.")
+    assert not asked.can_answer(question, "Brush the rabbit every week.")
+    assert not asked.can_answer(question, "Feed the rabbit pellets.")
+
+
+def test_an_email_address_is_what_an_email_question_asks_for() -> None:
+    question = "What's the coach's email address?"
+    assert asked.can_answer(question, "Any questions, write to the coach, Sam Tate, at "
+                            "s.tate@riverside-fc.org.")
+    assert not asked.can_answer(question, "The coach lives at 4 Mill Road.")

@@ -730,3 +730,36 @@ def test_a_messages_header_lines_are_no_answer_about_what_it_says() -> None:
     fixed = pick_evidence("When was the gate fixed?", log, [0.8, 0.5], "jobs.txt")
     assert fixed is not None
     assert fixed.sentence == log[0]
+
+
+def test_a_reply_changes_the_message_it_quotes() -> None:
+    """An email's own sentence, newer, is told over the quoted one it restates; a quoted
+    sentence about something the reply does not say again still answers, and the two are
+    never told together."""
+    mail = ["Hi Dev,", "Your piano lesson has moved to Thursdays at 6pm, not 5pm, from next week.",
+            "Best, Ana", "Hi Ana,", "At the moment Dev has piano on Thursdays at 5pm.",
+            "His teacher is Mrs Clay."]
+    headings = ["Lessons"] * 3 + ["Lessons › On 2 May, Sam Hart wrote"] * 3
+    cosines = [0.1, 0.6, 0.1, 0.1, 0.8, 0.5]
+    found = pick_evidence("What time does Dev have piano?", mail, cosines, "piano.txt",
+                          headings[0], headings)
+    assert found is not None
+    assert found.told == mail[1]
+    teacher = pick_evidence("Who is Dev's piano teacher?", mail, cosines, "piano.txt",
+                            headings[0], headings)
+    assert teacher is not None
+    assert "Clay" in teacher.told
+    # Without the quote's heading the quoted sentence is the one picked.
+    plain = pick_evidence("What time does Dev have piano?", mail, cosines, "piano.txt",
+                          "Lessons", ["Lessons"] * 6)
+    assert plain is not None
+    assert plain.sentence == mail[4]
+
+
+def test_a_number_the_question_states_is_a_word_it_shares() -> None:
+    """"What's on shelf 2?" in a note named for the shelf: the row holding the 2 answers,
+    though its only other word is the note's name."""
+    rows = ["Shelf: 1, Holds: tins and jars.", "Shelf: 2, Holds: cereal and pasta."]
+    found = pick_evidence("What's on shelf 2?", rows, [0.3, 0.3], "pantry shelf.md")
+    assert found is not None
+    assert found.sentence == rows[1]

@@ -264,3 +264,4 @@ def test_a_code_a_note_writes_makes_a_question_the_households() -> None:
     other = Hit("e", "kitchen.md", 0, None, "The oven takes twenty minutes to heat.", 0.10)
     assert not trust.general_form("How much is a repair for error E41?", [guide])
     assert trust.general_form("How much is a repair for error E41?", [other])
+

@@ -356,3 +356,17 @@ def test_a_sign_off_and_the_lines_under_it_are_one_passage() -> None:
     text = "\n".join(s.text for s in sections(page, opening=False))
     assert text.split("\n")[-1] == "Kind regards, Omar Feld, Lead Instructor"
     assert "Your son's swimming assessment is on Friday 6 June at the pool." in text.split("\n")
+
+
+def test_a_quoted_message_is_headed_by_its_introduction() -> None:
+    """A reply quoting the message it answers: the quote is a section of its own under its
+    line of introduction, above it or as its first quoted line."""
+    reply = ("Subject: Re: Tuesday\n\nHi Kim,\nTuesday at 10 is fine.\nRob\n\n"
+             "On 3 May, Kim Lee wrote:\n> Could you come on Tuesday? The gate sticks.\n> Kim\n")
+    found = sections(reply)
+    assert found[-1].heading == "Tuesday › On 3 May, Kim Lee wrote"
+    assert found[-1].text.startswith("Could you come on Tuesday?")
+    inside = sections("Subject: Tuesday\n\nFine by me.\n\n> On 3 May, Kim Lee wrote:\n"
+                      "> Could you come on Tuesday? The gate still sticks.\n")
+    assert inside[-1].heading == "Tuesday › On 3 May, Kim Lee wrote"
+    assert "wrote" not in inside[-1].text
