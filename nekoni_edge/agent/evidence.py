@@ -240,7 +240,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 _someone_elses(whose, about, sentence, known) or \
                 _not_of_the_asked(_names_in(about), not_about, asked_names) or \
                 anothers(index, about) or \
-                named_otherwise(question, f"{title}: {own}: {about}", whole):
+                named_otherwise(question, f"{title}: {own}: {clause_of} {about}", whole):
             # (Another kind of the asked thing, by a qualifier the document never says: "the
             # car insurance" is not the home insurance schedule's excess.)
             continue

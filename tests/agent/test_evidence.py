@@ -763,3 +763,15 @@ def test_a_number_the_question_states_is_a_word_it_shares() -> None:
     found = pick_evidence("What's on shelf 2?", rows, [0.3, 0.3], "pantry shelf.md")
     assert found is not None
     assert found.sentence == rows[1]
+
+
+def test_a_clauses_thing_named_in_the_clause_before_is_of_its_kind() -> None:
+    """"The cost is £40 a year" after "Resident permits cover the bay;" is the resident
+    permit's cost, no answer for the visitor permit's (another kind, by the clause before)."""
+    clauses = ["Resident permits cover the bay outside number 4;", "the cost is £40 a year."]
+    assert pick_evidence("How much is the visitor permit?", clauses, [0.5, 0.6],
+                         "street notes.txt") is None
+    found = pick_evidence("How much is the resident permit?", clauses, [0.5, 0.6],
+                          "street notes.txt")
+    assert found is not None
+    assert found.sentence == clauses[1]

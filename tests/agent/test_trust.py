@@ -265,3 +265,13 @@ def test_a_code_a_note_writes_makes_a_question_the_households() -> None:
     assert not trust.general_form("How much is a repair for error E41?", [guide])
     assert trust.general_form("How much is a repair for error E41?", [other])
 
+
+
+def test_a_note_naming_the_questions_two_word_thing_is_shown_far_by_meaning() -> None:
+    """"The swim kit" said as the question says it: shown at a cosine under the floor for
+    shared words, where one shared word is not enough."""
+    kit = hit("club letter.pdf", "Please bring the swim kit back by Friday 3 May.", 0.2, 1)
+    assert trust.shown("When does the swim kit go back?", [kit]) == [kit]
+    apart = hit("club letter.pdf", "Please bring the kit for swim practice back on Friday.",
+                0.2, 1)
+    assert trust.shown("When does the swim kit go back?", [apart]) == []
