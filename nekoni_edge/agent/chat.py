@@ -21,7 +21,7 @@ from nekoni_edge import policy
 from nekoni_edge.agent import answer, grounding, plan, trust
 from nekoni_edge.agent.asked import answer_kind, names
 from nekoni_edge.agent.echo import EchoCheck
-from nekoni_edge.agent.evidence import Evidence
+from nekoni_edge.agent.evidence import Evidence, asks_the_writer
 from nekoni_edge.agent.fair import FairTurns
 from nekoni_edge.agent.memory import TurnStats, Window, recent
 from nekoni_edge.agent.router import Embed, Route, ToolRouter
@@ -346,6 +346,14 @@ class ChatService:
         shown = reading.shown
         if not shown or reading.missing:
             return None, shown
+        if asks_the_writer(content) and self.knowledge is not None:
+            # A letter is signed at its end, in none of the question's words: its last chunk
+            # is looked in too ("who signed the trip letter?" found only its first page).
+            known = {(h.doc_id, h.index) for h in hits}
+            ends = [await self.knowledge.store.last_chunk(doc_id)
+                    for doc_id in dict.fromkeys(h.doc_id for h in shown)]
+            hits = [*hits, *(end for end in ends
+                             if end is not None and (end.doc_id, end.index) not in known)]
         # The sentence is picked by the turn's own words: a follow-up's subject found the
         # document, its question picks within it.
         found = await grounding.find_evidence(

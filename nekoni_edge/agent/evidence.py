@@ -132,8 +132,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     what time does it start?" after "where is football training?").
     ``labels``: each candidate's line's label (``rag.structure.line_labels``)."""
     candidates = list(candidates)
-    if _ASKS_THE_WRITER.search(question.strip()) and (
-            signature := _signature(candidates)[1]):
+    if asks_the_writer(question) and (signature := _signature(candidates)[1]):
         # "Who signed the council's letter?": "Yours faithfully, Helen Marsh", in no word
         # of the question.
         told = " ".join(candidates[i] for i in signature)
@@ -512,6 +511,12 @@ def _signature(candidates: Sequence[str]) -> tuple[str, list[int]]:
 # Asking who wrote a message: its signature answers, in no word of the question.
 _ASKS_THE_WRITER = re.compile(r"^who\b.*\b(?:wrote|write|written|signed|sign|sent|send)\b",
                               re.IGNORECASE)
+
+
+def asks_the_writer(question: str) -> bool:
+    """Whether the question asks who wrote, signed or sent a message (its signature, at its
+    end, answers it)."""
+    return _ASKS_THE_WRITER.search(question.strip()) is not None
 
 
 def _word_pairs(text: str) -> set[tuple[str, str]]:

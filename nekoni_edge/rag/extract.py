@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +43,8 @@ def is_pdf(data: bytes) -> bool:
 def pages(filename: str, data: bytes) -> Iterator[Page]:
     """Yield the document's pages; raise ExtractError for anything unreadable or empty."""
     produced = False
-    source = _pdf_pages(filename, data) if is_pdf(data) else _text_pages(filename, data)
+    source = without_furniture(_pdf_pages(filename, data)) if is_pdf(data) else \
+        _text_pages(filename, data)
     for page in source:
         if page.text and not page.text.isspace():  # strip() would copy a whole book
             produced = True
@@ -90,3 +92,48 @@ def _pdf_pages(filename: str, data: bytes) -> Iterator[Page]:
                                "damaged. Save or export it again, then add it.",
                                f"{type(exc).__name__}: {exc}") from exc
         yield Page(index + 1, text)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _edge_lines(text: str) -> tuple[int, int] | None:
+    """The indices of a page's first and last lines with text (None for a blank page)."""
+    lines = text.split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    return (filled[0], filled[-1]) if filled else None
+
+
+def _same(a: str, b: str) -> bool:
+    """Two lines alike but for their numbers ("Page 1 of 2", "Page 2 of 2")."""
+    return _DIGITS.sub("0", a.strip()) == _DIGITS.sub("0", b.strip())
+
+
+def without_furniture(pages: Iterator[Page]) -> Iterator[Page]:
+    """A multi-page document's pages without what every page repeats: a running head (a
+    letterhead's line) on every page after the first, and a footer ("Page 2 of 2") on every
+    page: they head no section and end no sentence ("Yours faithfully, Mrs R. Adeyemi,
+    Headteacher, Page 2 of 2"). One page held back, to compare with the next: a line is
+    furniture when the next page has it at the same edge, its numbers aside."""
+    held: Page | None = None
+    head = foot = ""  # the held page's first and last lines as it came
+    drop_foot = False  # the held page's last line is a footer
+    for page in pages:
+        lines = page.text.split("\n")
+        edges = _edge_lines(page.text)
+        first, last = (lines[edges[0]], lines[edges[1]]) if edges and edges[0] != edges[1] \
+            else ("", "")
+        footer = bool(last) and held is not None and _same(last, foot)
+        if held is not None:
+            yield _cut_foot(held) if footer or drop_foot else held
+        if first and held is not None and _same(first, head):
+            lines = lines[edges[0] + 1:] if edges else lines
+        held, head, foot, drop_foot = Page(page.number, "\n".join(lines)), first, last, footer
+    if held is not None:
+        yield _cut_foot(held) if drop_foot else held
+
+
+def _cut_foot(page: Page) -> Page:
+    lines = page.text.split("\n")
+    edges = _edge_lines(page.text)
+    return Page(page.number, "\n".join(lines[:edges[1]] if edges else lines))

@@ -360,6 +360,16 @@ class KnowledgeStore(Access):
         return [Hit(r[0], r[1], r[2], r[3], text, 1.0 - float(r[5]), heading=heading)
                 for r in rows for heading, text in [_split(r[4])]]
 
+    async def last_chunk(self, doc_id: str) -> Hit | None:
+        """A published document's last chunk (where a letter is signed), unscored; None for
+        a document not stored or not yet published."""
+        rows = await self._fetchall(
+            "SELECT c.doc_id, d.source, c.idx, c.page, c.content FROM chunks c "
+            "JOIN documents d ON d.doc_id = c.doc_id WHERE c.doc_id = ?1 AND d.complete = 1 "
+            "ORDER BY c.idx DESC LIMIT 1", (doc_id,))
+        return next((Hit(r[0], r[1], r[2], r[3], text, 0.0, heading=heading)
+                     for r in rows for heading, text in [_split(r[4])]), None)
+
     async def has_chunks(self) -> bool:
         rows = await self._fetchall("SELECT EXISTS (SELECT 1 FROM vec_bits)")
         return bool(rows[0][0])

@@ -522,3 +522,24 @@ async def test_a_bare_question_word_after_a_documents_answer_asks_of_its_subject
         reply = await turn(chat, "What time?")
         assert "Current time" not in reply
         assert "6.30pm" in reply
+
+
+async def test_a_long_letters_writer_is_found_at_its_end(tmp_path: Path, embedder: Any) -> None:
+    """"Who sent the fete letter?": the sign-off is on the last page, in none of the
+    question's words, so no search finds it; the document's last chunk is read too."""
+    from tests.pdf import make_pdf
+
+    first = ("Dear neighbours,\nThe summer fete is on Saturday 14 June on the green, from "
+             "noon until 5pm. There will be a tombola, a cake stall and a dog show, and the "
+             "brass band plays at 2pm. We still need volunteers for the tea tent.")
+    last = ("Parking is in the school field; please do not park on the lane.\n"
+            "Yours sincerely,\nGwen Avery\nVillage Hall Committee")
+    notes: dict[str, str | bytes] = {"fete.pdf": make_pdf([first, last])}
+    notes |= {f"fete {n}.txt": f"Summer fete jobs, list {n}: the {stall} stall needs tables."
+              for n, stall in enumerate(("cake", "tombola", "plant", "book", "toy"))}
+    async with household(tmp_path, embedder, notes) as (db, kb):
+        question = "Who sent the letter about the summer fete?"
+        assert [h.page for h in await kb.search(question) if h.source == "fete.pdf"] == [1]
+        chat, _ = service((db, kb), [["The vicar sent it."]])
+        reply = await turn(chat, question)
+        assert "Gwen Avery" in reply

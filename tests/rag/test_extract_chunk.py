@@ -93,3 +93,18 @@ def test_a_long_page_is_tokenized_in_segments_with_the_same_chunks(embedder: Emb
     for segment in (2_000, 5_555, 16_384):
         assert list(chunk_pages([Page(3, text)], embedder.tokenizer,
                                 segment_chars=segment)) == whole
+
+
+def test_a_pdfs_running_head_and_footer_are_left_out() -> None:
+    """What every page repeats at its edges, its numbers aside, is the page's furniture:
+    the letterhead stays on the first page only, "Page N of 3" on none; a page's own first
+    and last lines stay."""
+    data = make_pdf([f"Riverside Rowing Club\nPage text {n}, all of it.\nPage {n} of 3"
+                     for n in (1, 2, 3)])
+    texts = [p.text for p in pages("club.pdf", data)]
+    assert texts[0].splitlines()[0] == "Riverside Rowing Club"
+    assert all("Riverside" not in t for t in texts[1:])
+    assert all("of 3" not in t for t in texts)
+    assert [t.splitlines()[-1] for t in texts] == [f"Page text {n}, all of it." for n in (1, 2, 3)]
+    single = [p.text for p in pages("one.pdf", make_pdf(["Title\nBody.\nPage 1 of 1"]))]
+    assert single == ["Title\nBody.\nPage 1 of 1"]
