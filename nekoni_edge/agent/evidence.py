@@ -464,7 +464,7 @@ _WRITERS = re.compile(r"\b(?:I|we|us|our)\b|\b(?:I|we)['’]", re.IGNORECASE)
 # A letter's sender: its "From:" line, or the name under its sign-off ("Best wishes,").
 _FROM = re.compile(r"^From:\s*((?-i:[A-Z])[\w'.-]*(?: (?-i:[A-Z])[\w'.-]*){0,3})",
                    re.IGNORECASE)
-_SIGN_OFF = re.compile(r"^(?:best wishes|kind regards|best regards|regards|many thanks|"
+_SIGN_OFF = re.compile(r"^(?:with )?(?:best wishes|kind regards|best regards|regards|many thanks|"
                        r"thanks|thank you|cheers|love|yours sincerely|yours faithfully|yours|"
                        r"all the best|best|warm wishes),?\s*", re.IGNORECASE)
 _SIGNATURE = re.compile(r"^(?:(?:Mr|Mrs|Ms|Miss|Dr)\.? )?[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}\.?$")

@@ -572,6 +572,11 @@ def test_who_wrote_a_letter_is_its_signature() -> None:
                           [0.5, 0.2, 0.2, 0.3], "bin-letter.pdf")
     assert found is not None
     assert "Priya Sandhu" in found.as_answer()
+    # "With" before the closing words is a sign-off too.
+    note = ["The hall is yours from 9am.", "With kind regards, Tom Ellery, Bookings"]
+    booked = pick_evidence("Who sent the hall booking letter?", note, [0.5, 0.2], "hall.pdf")
+    assert booked is not None
+    assert "Tom Ellery" in booked.as_answer()
 
 
 def test_a_line_labelled_with_a_name_is_that_ones() -> None:
