@@ -1,6 +1,7 @@
-"""Secrets in the owner's notes: a code, PIN, password, combination or account number and the
-value after it. Told only to a question that asks for that kind of secret; everywhere else
-(the notes the model reads, a quote told as the answer) the value is hidden. Pure text logic.
+"""Secrets in the owner's notes: a code, PIN, password, combination, account or membership
+number and the value after it. Told only to a question that asks for that kind of secret;
+everywhere else (the notes the model reads, a quote told as the answer) the value is hidden.
+Pure text logic.
 
 English-only: the kinds are English words ("code", "PIN", "password"); a note in another
 language keeps its secrets visible to the model (SECURITY.md says so).
@@ -18,7 +19,7 @@ HIDDEN = "(not shown)"
 KINDS: dict[str, frozenset[str]] = {
     "code": frozenset({"code", "codes", "pin", "pins", "passcode", "combination"}),
     "password": frozenset({"password", "passwords", "passphrase", "passkey"}),
-    "account": frozenset({"account"}),
+    "account": frozenset({"account", "membership"}),  # a membership number is an account's
     "policy": frozenset({"policy"}),
 }
 _KIND_OF = {word: kind for kind, names in KINDS.items() for word in names}
@@ -29,7 +30,7 @@ _NAMES = "|".join(sorted(_KIND_OF, key=len, reverse=True))
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _SPAN = re.compile(
     rf"\b(?P<name>{_NAMES})\b(?:[\s:=]+(?!\d)[\w'’]+){{0,3}}?[\s:=]+"
-    r"(?P<value>(?=[\w-]*\d)\w[\w-]*\w|\d)"
+    r"(?P<value>(?=[\w-]*\d)\w[\w-]*\w(?: \d{2,})*|\d)"  # "6633 1042": groups, one value
     # (A date or a time is no secret's value: "the policy renews on 30 June", "at 5pm".)
     rf"\b(?<!\d(?:st|nd|rd|th|am|pm))(?!\s+{_MONTH}(?:\s|$|[,.;]))", re.IGNORECASE)
 _WORD_SPAN = re.compile(

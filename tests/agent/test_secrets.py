@@ -13,6 +13,8 @@ from nekoni_edge.store.chunks import Hit
     ("Use PIN 3302 at the side gate.", "code", "3302"),
     ("The shed padlock combination: 881.", "code", "881"),
     ("Our energy account number is EN-77120-B.", "account", "EN-77120-B"),
+    ("Swim club membership number: SC 40213.", "account", "40213"),
+    ("Breakdown cover membership 7710 2284 (the RAC).", "account", "7710 2284"),
     ("The laptop password is marmalade.", "password", "marmalade"),
     ("Ring the warden and say the password otter-twelve.", "password", "otter-twelve"),
     ("The home cover is with Castle under policy CC-55102.", "policy", "CC-55102"),
