@@ -15,6 +15,7 @@ from nekoni_edge.agent.evidence import (
     stated_by,
     unsupported_numbers,
 )
+from nekoni_edge.rag.structure import document_title
 from nekoni_edge.store.chunks import Hit
 from nekoni_edge.words import words
 
@@ -43,8 +44,10 @@ def compose(question: str, facts: list[str], hits: list[Hit]) -> str:
     secrets the question does not ask for hidden) and tool facts right before the question."""
     parts = []
     keep = secrets.asked(question)
+    about = secrets.whose(question)
     notes = [f"- {_named(h)}: {_quoted(text)}" for h in hits
-             if (text := secrets.hide(trust.without_instructions(h.content), keep))]
+             if (text := secrets.hide(trust.without_instructions(h.content), keep, about,
+                                      f"{document_title(h.source)} {h.heading}"))]
     if notes:
         parts.append(NOTES_HEADER + "\n" + "\n".join(notes))
     parts.extend(facts)

@@ -65,10 +65,14 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
                 source, own_subject(candidates, i), row[0].heading), kinds)
                 for i, row in enumerate(rows)]
             holds_asked = [any(s.kind in kinds for s in secrets.find(c)) for _, c, _ in rows]
-            rows = [row if named else (row[0], secrets.hide(row[1]), row[2])
+            # (Nor one it names as another thing's: "Gate padlock code: 7731 (don't write it
+            # on the shed)" for the shed's code.)
+            whose = secrets.whose(question)
+            rows = [(row[0], secrets.hide(row[1], kinds if named else frozenset(), whose,
+                                          titled(source, "", row[0].heading)), row[2])
                     for row, named in zip(rows, about, strict=True)]
-            withheld = {c for (_, c, _), named, held in zip(rows, about, holds_asked,
-                                                              strict=True) if held and not named}
+            withheld = {c for (_, c, _), held in zip(rows, holds_asked, strict=True)
+                        if held and not any(s.kind in kinds for s in secrets.find(c))}
         if not rows:
             continue
         if searched is not None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from nekoni_edge.words import stems
+
 HIDDEN = "(not shown)"
 
 # Each kind of secret and the words that name it; a question naming any word of a kind asks
@@ -44,12 +46,14 @@ _WORD_SPAN = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Secret:
-    """One secret in a text: its kind, its value and where the value is."""
+    """One secret in a text: its kind, its value and where the value is (``named``: where
+    the word naming it is)."""
 
     kind: str
     value: str
     start: int
     end: int
+    named: int = 0
 
 
 # A number that only qualifies the secret, with its value after it: "the combination for
@@ -65,7 +69,7 @@ def find(text: str) -> list[Secret]:
         value = _RESTATED.match(text, m.end("value")) or m
         found[value.start("value")] = Secret(_KIND_OF[m.group("name").lower()],
                                              value.group("value"), value.start("value"),
-                                             value.end("value"))
+                                             value.end("value"), m.start("name"))
     return [secret for _, secret in sorted(found.items())]
 
 
@@ -91,11 +95,39 @@ def asked(question: str) -> frozenset[str]:
 _QUALIFYING = frozenset({"for", "of", "on", "to"})
 
 
-def hide(text: str, keep: frozenset[str] = frozenset()) -> str:
-    """The text with every secret's value hidden but those of the kinds in ``keep``."""
+def whose(question: str) -> frozenset[str]:
+    """The question's words beside its secret's, as stems: whose secret it asks for."""
+    return frozenset(stems(question) - stems(" ".join([*_KIND_OF, "number"])))
+
+
+def _anothers(text: str, secret: Secret, about: frozenset[str]) -> bool:
+    """Whether the words right before the secret's word qualify it, with none of ``about``
+    ("Gate padlock code"; not "the code", whose thing the sentence says elsewhere)."""
+    before = _QUALIFIER.search(text[:secret.named])
+    said = before.group().split() if before is not None else []
+    if said and (not stems(said[-1]) or said[-1].lower() in _DETERMINERS):
+        said = []  # "and the code is 5190", "OrchardGuest, whose password": no thing named
+    qualifier = stems(" ".join(said))
+    return bool(qualifier) and not qualifier & about
+
+
+_DETERMINERS = frozenset("the a an this that these those its whose which their his her our "
+                         "your my".split())
+# The words right before a secret's word, naming whose it is ("Gate padlock code").
+_QUALIFIER = re.compile(r"(?:[A-Za-z][\w'’-]* ){1,3}$")
+
+
+def hide(text: str, keep: frozenset[str] = frozenset(),
+         about: frozenset[str] | None = None, context: str = "") -> str:
+    """The text with every secret's value hidden but those of the kinds in ``keep``; with
+    ``about`` (the question's other words, as stems), also those a text names as another
+    thing's: "Gate padlock code: 7731" is no answer to the shed's code, and the model must
+    not read it as one (it said it for the shed's). Not where ``context`` (the text's
+    document name and heading) holds all of ``about``: "Set code: 2580" under "Alarm"."""
     out, pos = [], 0
+    whole = about is None or about <= stems(context)
     for secret in find(text):
-        if secret.kind in keep:
+        if secret.kind in keep and (whole or not _anothers(text, secret, about or frozenset())):
             continue
         out += [text[pos:secret.start], HIDDEN]
         pos = secret.end

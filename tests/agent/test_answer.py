@@ -209,3 +209,15 @@ def test_a_strict_answer_stops_before_a_value_of_the_kind_asked_that_no_source_s
     # Not strict (a question about the world): the model's words stand.
     world = answer.CheckedAnswer(ECHO, None, ("When do swallows migrate?",), kind="when")
     assert stream(world, ["They", " leave", " in", " autumn", "."]) == "They leave in autumn."
+
+
+def test_the_model_never_reads_a_secret_named_as_anothers() -> None:
+    """A code of the asked kind, named as another thing's ("Bike lock code"), is hidden from
+    the model's notes for the shed's code (the model said a gate's code for a shed's); for the
+    bike lock's, or named as the question names it, it stays."""
+    hits = [Hit("d", "garden.txt", 0, None, "Bike lock code: 5512 (the bike is in the shed). "
+                "The shed key is on the hook.", 0.8)]
+    assert "5512" not in answer.compose("What's the code for the garden shed?", [], hits)
+    assert "5512" in answer.compose("What's the bike lock code?", [], hits)
+    shed = [Hit("d", "garden.txt", 0, None, "Shed padlock code 6620.", 0.8)]
+    assert "6620" in answer.compose("What's the code for the garden shed?", [], shed)

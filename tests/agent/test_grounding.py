@@ -543,3 +543,15 @@ async def test_a_long_letters_writer_is_found_at_its_end(tmp_path: Path, embedde
         chat, _ = service((db, kb), [["The vicar sent it."]])
         reply = await turn(chat, question)
         assert "Gwen Avery" in reply
+
+
+async def test_a_secret_named_as_another_things_is_never_told(tmp_path: Path,
+                                                               embedder: Any) -> None:
+    """The bike lock's code is no answer for the shed's, though the sentence names the shed
+    in an aside: neither the model nor the quote tells it."""
+    notes = {"garden notes.txt": "Bike lock code: 5512 (the bike lives in the shed).\n"
+                                 "The hose reel is behind the greenhouse."}
+    async with household(tmp_path, embedder, notes) as box:
+        chat, _ = service(box, [["The code is 5512."]])
+        reply = await turn(chat, "What's the code for the garden shed?")
+        assert "5512" not in reply

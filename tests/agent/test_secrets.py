@@ -89,3 +89,16 @@ def test_a_date_or_a_time_after_a_secrets_word_is_no_secret() -> None:
     assert secrets.find("The door code changes at 6pm.") == []
     assert secrets.hide("The gate code is 8812; it changes on 1 May.") == (
         "The gate code is (not shown); it changes on 1 May.")
+
+
+def test_a_secret_named_as_another_things_is_hidden_even_when_its_kind_is_asked() -> None:
+    """"Bike lock code: 5512" answers no question about the shed's code; named as the question
+    names it, after a determiner only, or under a heading holding all the question names, it
+    stays."""
+    kinds = secrets.asked("What's the code for the garden shed?")
+    about = secrets.whose("What's the code for the garden shed?")
+    assert "5512" not in secrets.hide("Bike lock code: 5512 (it is in the shed).", kinds, about)
+    assert "6620" in secrets.hide("Shed padlock code 6620.", kinds, about)
+    assert "6620" in secrets.hide("The key is on the hook and the code is 6620.", kinds, about)
+    assert "6620" in secrets.hide("Use the side door, whose code is 6620.", kinds, about)
+    assert "6620" in secrets.hide("Padlock code: 6620.", kinds, about, "garden shed")
