@@ -4,6 +4,7 @@ A leaf module: the store's lexical search and the agent's checks read text the s
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'.,:-]*[a-z0-9]|[a-z0-9]", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9]+", re.IGNORECASE)
@@ -69,6 +70,14 @@ def covered(asked: set[str], held: set[str]) -> set[str]:
     return {a for a in asked if a in held or (
         len(a) >= COMPOUND_MIN and any(h.startswith(a) for h in held)) or any(
         len(h) >= COMPOUND_MIN and a.startswith(h) and a[len(h):] in ("i", "e") for h in held)}
+
+
+def word_pairs(text: str, *, content: bool = False) -> set[tuple[str, str]]:
+    """Each two words in a row, as stems: how a text names things ("swimming lessons");
+    ``content``: only pairs of two content words ("the reply slip" names a reply slip)."""
+    said = [fold(w) for w in words(text.lower())]
+    return {(a[:STEM], b[:STEM]) for a, b in pairwise(said)
+            if not content or (a not in STOPWORDS and b not in STOPWORDS)}
 
 
 def stems(text: str) -> set[str]:

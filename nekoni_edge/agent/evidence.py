@@ -44,6 +44,7 @@ from nekoni_edge.words import (
     fold,
     numbers,
     stems,
+    word_pairs,
     words,
 )
 
@@ -154,7 +155,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     where = question.strip().lower().startswith("where")
     scored: list[tuple[bool, float, int, str]] = []
     opening = f"{document_title(source)} {heading} {candidates[0] if candidates else ''}"
-    pairs = [_word_pairs(c) for c in candidates]
+    pairs = [word_pairs(c) for c in candidates]
     named = Counter(p for own in pairs for p in own)
     # The names the document uses (capitalised after a sentence's start), and the question's.
     known = set().union(*(names(c) for c in candidates)) - STOPWORDS
@@ -517,12 +518,6 @@ def asks_the_writer(question: str) -> bool:
     """Whether the question asks who wrote, signed or sent a message (its signature, at its
     end, answers it)."""
     return _ASKS_THE_WRITER.search(question.strip()) is not None
-
-
-def _word_pairs(text: str) -> set[tuple[str, str]]:
-    """Each two words in a row, as stems: how a text names things ("swimming lessons")."""
-    said = [fold(w)[:STEM] for w in words(text.lower())]
-    return set(pairwise(said))
 
 
 def _another_of_the_kind(question: str, sentence: str, named_elsewhere: Counter[tuple[str, str]]

@@ -34,6 +34,7 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
     if vector is None or embed is None:
         return None
     kinds = secrets.asked(question)
+    whose = secrets.whose(question)
     pointer: Evidence | None = None
     best_found: Evidence | None = None
     for source in dict.fromkeys(h.source for h in hits):
@@ -67,7 +68,6 @@ async def find_evidence(question: str, vector: Sequence[float] | None, hits: lis
             holds_asked = [any(s.kind in kinds for s in secrets.find(c)) for _, c, _ in rows]
             # (Nor one it names as another thing's: "Gate padlock code: 7731 (don't write it
             # on the shed)" for the shed's code.)
-            whose = secrets.whose(question)
             rows = [(row[0], secrets.hide(row[1], kinds if named else frozenset(), whose,
                                           titled(source, "", row[0].heading)), row[2])
                     for row, named in zip(rows, about, strict=True)]

@@ -95,9 +95,12 @@ def asked(question: str) -> frozenset[str]:
 _QUALIFYING = frozenset({"for", "of", "on", "to"})
 
 
+_SECRET_WORDS = frozenset(stems(" ".join([*_KIND_OF, "number"])))
+
+
 def whose(question: str) -> frozenset[str]:
     """The question's words beside its secret's, as stems: whose secret it asks for."""
-    return frozenset(stems(question) - stems(" ".join([*_KIND_OF, "number"])))
+    return frozenset(stems(question) - _SECRET_WORDS)
 
 
 def _anothers(text: str, secret: Secret, about: frozenset[str]) -> bool:

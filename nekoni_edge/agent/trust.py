@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from itertools import pairwise
 
 from nekoni_edge.agent.asked import NOT_A_POSSESSIVE, names
 from nekoni_edge.rag.structure import document_title
 from nekoni_edge.rag.structure import split_sentences as sentences
 from nekoni_edge.store.chunks import Hit
-from nekoni_edge.words import STEM, STOPWORDS, content_words, covered, fold, stems, words
+from nekoni_edge.words import (
+    STEM,
+    STOPWORDS,
+    content_words,
+    covered,
+    fold,
+    stems,
+    word_pairs,
+    words,
+)
 
 # Said, with no model call, when a question about the household has no answer in its documents.
 DONT_KNOW = "I don't have that in your documents."
@@ -294,10 +302,13 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
     ranked = sorted(((relevance(question, h) + FOLLOWED * (h.source in follows), h)
                      for h in hits), key=lambda p: -p[0])
     asked = stems(question)
-    phrases = _phrases(question)
+    # (A thing named in the same two words, "the reply slip": a PDF's "Please return the
+    # reply slip by Friday" scored 0.21 for when it is due back.)
+    phrases = word_pairs(question, content=True)
     chosen = [(r, h) for r, h in ranked if h.score >= (
         SHOW_NAMED if h.lexical and not with_tool and (
-            asked & stems(document_title(h.source)) or phrases & _phrases(_full_text(h)))
+            asked & stems(document_title(h.source))
+            or phrases & word_pairs(_full_text(h), content=True))
         else floor_words if h.lexical else floor)]
     # A name the household's documents use ("Tobi", "Pepper") says whose note answers: a
     # document without it cannot, however close ("what is Tobi's school?" is not Chidi's
@@ -314,15 +325,6 @@ def shown(question: str, hits: Sequence[Hit], *, with_tool: bool = False,
     chosen = _as_the_question_names(question, asked, chosen) or chosen
     best = chosen[0][0]
     return [h for r, h in chosen[:MAX_SHOWN] if r >= best - SHOWN_MARGIN]
-
-
-def _phrases(text: str) -> set[tuple[str, str]]:
-    """Each two content words in a row, as stems: a thing named in two words ("the reply
-    slip"), which a note holding them names as the question does, however far its meaning
-    (a PDF's "Please return the reply slip by Friday" scored 0.21 for when it is due back)."""
-    said = [fold(w) for w in words(text.lower())]
-    return {(a[:STEM], b[:STEM]) for a, b in pairwise(said)
-            if a not in STOPWORDS and b not in STOPWORDS}
 
 
 def _as_the_question_names(question: str, asked: set[str], chosen: list[tuple[float, Hit]]
