@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -34,6 +34,7 @@ from nekoni_edge.rag.structure import (
     ABBREVIATIONS,
     HEADING_SEPARATOR,
     document_title,
+    is_row,
     split_sentences,
 )
 from nekoni_edge.words import (
@@ -167,6 +168,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     known |= {w for w, owned in opening_words.items() if owned or w in asked_names} - \
         CALENDAR - STOPWORDS
     whose = asked_names & known
+    said = {fold(w) for w in words(question)}  # (in any case: "metformin")
     anothers = _anothers_parts(question, candidates, headings, labels)
     thing = subject(question)
     if whose and thing is not None and thing[1][-1] not in GENERIC_HEADS:
@@ -174,9 +176,9 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # treatment is due on the 1st" after "Mochi is insured" says nothing of Shelby's.
         head = thing[1][-1][:STEM]
         holding = [i for i in range(len(candidates))
-                   if head in stems(with_antecedent(candidates, i))]
-        if holding and all(_someone_elses(whose, with_antecedent(candidates, i), candidates[i],
-                                          known) for i in holding):
+                   if head in stems(with_antecedent(candidates, i, headings))]
+        if holding and all(_someone_elses(whose, with_antecedent(candidates, i, headings),
+                                          candidates[i], known, said) for i in holding):
             return None
     # A number the question states says which sentence, when one holds it ("heated to 60
     # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
@@ -185,7 +187,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     stated = numbers(question) - {number for word, number in numbered_names(question)
                                   if writes_numbered(word, number, opening)}
     holds_stated = [bool(stated) and stated <= numbers(
-        f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i)}")
+        f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}")
         for i in range(len(candidates))]
     numbered = any(holds_stated)
     kind = answer_kind(question)
@@ -205,7 +207,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     for index, (sentence, cosine) in enumerate(zip(candidates, cosines, strict=True)):
         # What the sentence is about: the document's opening, and the sentence before it
         # when it opens with a pronoun ("its code is 5170" is the key safe's).
-        about = with_antecedent(candidates, index)
+        about = with_antecedent(candidates, index, headings)
         if about == sentence and index < len(labels) and labels[index]:
             # A labelled line's later sentence goes on with its message ("Priya: Anya's party
             # is sorted!! Saturday 16th January, 2 till 4").
@@ -237,7 +239,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         if not content_words(sentence) - \
                 content_words(question) or _another_of_the_kind(
                     question, about, named - Counter(pairs[index])) or \
-                _someone_elses(whose, about, sentence, known) or \
+                _someone_elses(whose, about, sentence, known, said) or \
                 _not_of_the_asked(_names_in(about), not_about, asked_names) or \
                 anothers(index, about) or \
                 named_otherwise(question, f"{title}: {own}: {clause_of} {about}", whole):
@@ -284,6 +286,13 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     if not scored:
         return None
     scored.sort(key=lambda s: (-s[0], -s[1]))
+    if asked and not scored[0][0] and any(covered(asked, stems(
+            f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}"
+    )) == asked for i in range(len(candidates))):
+        # The document names the asked thing and says nothing of the asked kind of it: a
+        # sentence naming none of it answers for something else ("Flight home at 3.15pm"
+        # holds no price, so the aquarium's tickets are no answer to what the flights cost).
+        return None
     if scored[0][2] >= older:
         # A quoted message's sentence gives way to the reply's that can answer too and says
         # the same thing again: the reply is newer ("his lesson is now on Wednesdays at
@@ -300,10 +309,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                    and best_score - s[1] <= EVIDENCE_PAIR_MARGIN), None)
     chosen = {best_index} | ({runner[2]} if runner is not None else set())
     # A pronoun's sentence is told with the one saying what the pronoun stands for.
-    chosen |= {i - 1 for i in chosen if with_antecedent(candidates, i) != candidates[i]
+    chosen |= {i - 1 for i in chosen
+               if with_antecedent(candidates, i, headings) != candidates[i]
                or i in continued}
     if best_index + 1 < len(candidates) and \
-            with_antecedent(candidates, best_index + 1) != candidates[best_index + 1]:
+            with_antecedent(candidates, best_index + 1, headings) != candidates[best_index + 1]:
         # The next sentence goes on about the same thing ("E4 - outdoor unit iced up." "It
         # defrosts by itself"): what to do, or why, is often there.
         chosen.add(best_index + 1)
@@ -355,7 +365,7 @@ def _referred(question: str, kept: str, candidates: Sequence[str], headings: Seq
         return set()
     referred = stems(kept) - stems(document_title(source)) - name_stems(kept) - stems(question)
     held = any(covered(referred, stems(f"{headings[i] if i < len(headings) else ''} "
-                                       f"{with_antecedent(candidates, i)}"))
+                                       f"{with_antecedent(candidates, i, headings)}"))
                for i in range(len(candidates)))
     return referred if held else set()
 
@@ -433,7 +443,8 @@ def _names_in(text: str) -> set[str]:
     return {fold(w.lower()) for w in CAPITALISED.findall(text)}
 
 
-def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) -> bool:
+def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str],
+                   asked: Set[str] = frozenset()) -> bool:
     """Whether the sentence is about another of the document's names and, with what its
     pronoun stands for, names none of those the question asks about: "Lukas catches the
     number 42 bus" does not say which bus Mia catches. A name elsewhere in the sentence is a
@@ -451,6 +462,13 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str]) 
     # teacher: Mr Okafor". A name's is its speaker: "Ines: Swimming moved to 4.15".)
     label = _LEADING_LABEL.match(sentence)
     named = sentence[label.end():] if label and re.search(r"\s[a-z]", label[1]) else sentence
+    if is_row(sentence):
+        # A table row is about its first cell ("Medicine: Metformin, Dose: 500 mg, ... What
+        # it's for: Diabetes"), which the question may name in lower case (``asked``: its
+        # words): a later cell's capital is a value, not whom the row is about.
+        named = named.split(", ", 1)[0]
+        if {fold(w.lower()) for w in _SUBJECT.findall(named)} & asked:
+            return False
     said = {fold(w.lower()) for w in _SUBJECT.findall(named)}
     before = about[:-len(sentence)]
     if before and _SUBJECT_PRONOUN.match(sentence) and not re.match(SPEAKER_LABEL, before):
@@ -568,11 +586,16 @@ def _last_heading(heading: str, sentence: str) -> str:
     return last if last and last.lower() not in sentence.lower() else ""
 
 
-def with_antecedent(candidates: Sequence[str], index: int) -> str:
+def with_antecedent(candidates: Sequence[str], index: int, headings: Sequence[str] = ()) -> str:
     """A sentence opening with a pronoun ("Turn it clockwise", "its code is 5170") or holding
     one for a thing ("we have booked this for Tuesday") after the sentence before it, which
-    says what the pronoun is; a reply after its question; any other sentence alone."""
+    says what the pronoun is; a reply after its question; any other sentence alone. Never
+    across a heading (``headings``: each candidate's): a section's pronoun is its own
+    subject's, not the last section's ("Never give ibuprofen: it upsets his stomach" under
+    "Notes" is not about the table row above it)."""
     sentence = candidates[index]
+    if 0 < index < len(headings) and headings[index] != headings[index - 1]:
+        return sentence
     if index and (_leans_on(sentence, candidates[index - 1])
                   or _names_again(sentence, candidates[index - 1])):
         return f"{candidates[index - 1]} {sentence}"
@@ -590,7 +613,8 @@ def _leans_on(sentence: str, before: str) -> bool:
     a reply after a question (a chat's "Who's doing the music?" "My nephew Kofi will DJ", an
     FAQ's answer is about what was asked)."""
     return bool(_PRONOUN_OPENING.match(sentence) or _PRONOUN_OBJECT.search(sentence)
-                or before.endswith("?") or _BARE_IDENTIFIER.match(sentence))
+                or _THOSE.search(sentence) or before.endswith("?")
+                or _BARE_IDENTIFIER.match(sentence))
 
 
 def own_subject(candidates: Sequence[str], index: int) -> str:
@@ -611,6 +635,12 @@ def own_subject(candidates: Sequence[str], index: int) -> str:
 _PRONOUN_OBJECT = re.compile(
     r"\b(it|them|this|these|those)\b(?=\s*(?:[,.;:!?]|$)|\s(?:for|to|in|on|at|by|with|from|up|"
     r"down|off|out|back|away|before|after|until|and|or|but|if|when|so)\b)", re.IGNORECASE)
+
+
+# "Those" before a noun points back as a pronoun does ("Cars must be moved to Holme Street for
+# those three days" after the resurfacing's dates); "this" and "these" may point at now ("this
+# week", "these days").
+_THOSE = re.compile(r"\bthose\s+(?!who\b|which\b|that\b)\w", re.IGNORECASE)
 
 
 # A sentence opening with an identifier that names no thing of its own: "The burglar alarm

@@ -406,7 +406,7 @@ def document_title(source: str) -> str:
 def titled(source: str, sentence: str, heading: str = "") -> str:
     """A sentence as it is embedded to pick evidence: after its document's name and its
     section's heading, so that 'It is serviced every November' is still about the boiler."""
-    if _ROW.match(sentence):
+    if is_row(sentence):
         # A table row is dense already: the section it is in says enough, and the path above
         # it would drown it ("the eco programme" found a row at 0.22 under the guide's full
         # title, 0.29 under "Programmes" alone).
@@ -417,3 +417,8 @@ def titled(source: str, sentence: str, heading: str = "") -> str:
 
 # A table row as ``sections`` writes it: "Name: value, Name: value" (two fields or more).
 _ROW = re.compile(r"^[^:,]{1,40}: .*, [A-Z][\w ()'-]{0,39}: ")
+
+
+def is_row(sentence: str) -> bool:
+    """Whether the passage is a table row as ``sections`` writes it."""
+    return bool(_ROW.match(sentence))

@@ -780,3 +780,47 @@ def test_a_clauses_thing_named_in_the_clause_before_is_of_its_kind() -> None:
                           "street notes.txt")
     assert found is not None
     assert found.sentence == clauses[1]
+
+
+def test_a_table_row_is_about_its_first_cell_which_the_question_may_name() -> None:
+    """A row's later cells hold capitals that are values ("Full sun"), not whom it is about;
+    its first cell is what it is about, named by the question in lower case."""
+    rows = ["Mum keeps her plants on the landing.",
+            "Plant: Fern, Water: Twice a week, Light: Shade.",
+            "Plant: Cactus, Water: Once a month, Light: Full sun."]
+    headings = ["Mum's plants"] * 3
+    found = pick_evidence("How often does Mum water the cactus?", rows, [0.4, 0.5, 0.7],
+                          "plants.md", headings[0], headings)
+    assert found is not None
+    assert found.told == rows[2]
+
+
+def test_a_pronoun_does_not_lean_on_the_section_before() -> None:
+    """A section's pronoun is about its own subject: "It is serviced every May" under
+    "Garden" is not the loft boiler's."""
+    sentences = ["The boiler is in the loft.", "It is serviced every May."]
+    assert with_antecedent(sentences, 1) == " ".join(sentences)
+    assert with_antecedent(sentences, 1, ["House › Heating", "House › Garden"]) == sentences[1]
+
+
+def test_a_sentence_pointing_back_with_those_is_told_with_the_one_before() -> None:
+    """"Those three days" are the dates of the sentence before: the next sentence says where
+    the cars go while the drive is done."""
+    sentences = ["The drive will be resurfaced from 3 to 5 June.",
+                 "Cars go on Beech Road for those three days."]
+    found = pick_evidence("Where can we park while the drive is resurfaced?", sentences,
+                          [0.6, 0.5], "house notes.txt")
+    assert found is not None
+    assert "Beech Road" in found.told
+
+
+def test_no_answer_when_the_document_names_the_thing_without_the_asked_kind() -> None:
+    """The diary names the ferry and no price for it: the museum's tickets, naming none of
+    the question's words, are no answer to what the ferry cost."""
+    sentences = ["Ferry to Calais at 8.30am, back at 6pm.", "Museum tickets were €12 each."]
+    assert pick_evidence("How much was the ferry to France?", sentences, [0.6, 0.62],
+                         "trip diary.txt") is None
+    found = pick_evidence("How much were the museum tickets?", sentences, [0.4, 0.7],
+                          "trip diary.txt")
+    assert found is not None
+    assert found.sentence == sentences[1]
