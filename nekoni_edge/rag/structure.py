@@ -322,8 +322,10 @@ def sections(text: str, *, markdown: bool = False, opening: bool = True) -> list
             # A bare heading replaces the one before it, under the first line of the page
             # when that was one too (a PDF's title); a numbered one nests by its number.
             number = _SECTION_NUMBER.match(line)
+            # (Only the first line: after a title line too long to be a heading, "Tyres" is
+            # the first section's, and "Fuel and oil" is not under it.)
             level = 1 if opening and not out.levels and not out.sections and not out.passages \
-                else 2 + (number.group(1).count(".") if number else 0)
+                and not out.paragraph else 2 + (number.group(1).count(".") if number else 0)
             if level >= 2 and out.levels and out.levels[-1][0] >= level and \
                     not out.passages and not out.paragraph:
                 # Two in a row, the second no deeper: the first heads nothing, a letterhead's

@@ -370,3 +370,14 @@ def test_a_quoted_message_is_headed_by_its_introduction() -> None:
                       "> Could you come on Tuesday? The gate still sticks.\n")
     assert inside[-1].heading == "Tuesday › On 3 May, Kim Lee wrote"
     assert "wrote" not in inside[-1].text
+
+
+def test_after_a_title_line_too_long_to_head_the_first_bare_heading_is_a_sibling() -> None:
+    """A handbook page's first line is its title, too long to be a heading: the bare headings
+    under it are sections side by side, "Brakes" not inside "Lights"."""
+    text = ("Harlow Tourer caravan - owner's handbook (page extract)\nLights\n"
+            "The road lights run from the car's thirteen-pin socket.\nBrakes\n"
+            "The handbrake must be fully on before you unhitch.")
+    headings = [s.heading for s in sections(text)]
+    assert "Lights" in headings and "Brakes" in headings
+    assert not any("Lights › " in h for h in headings)
