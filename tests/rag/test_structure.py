@@ -379,5 +379,6 @@ def test_after_a_title_line_too_long_to_head_the_first_bare_heading_is_a_sibling
             "The road lights run from the car's thirteen-pin socket.\nBrakes\n"
             "The handbrake must be fully on before you unhitch.")
     headings = [s.heading for s in sections(text)]
-    assert "Lights" in headings and "Brakes" in headings
+    assert "Lights" in headings
+    assert "Brakes" in headings
     assert not any("Lights › " in h for h in headings)
