@@ -213,6 +213,12 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
             # is sorted!! Saturday 16th January, 2 till 4").
             about = f"{candidates[index - 1]} {sentence}"
             continued.add(index)
+            if not _clause_before(candidates, index):
+                # ... and is as close as its message, as a sentence of its own: "Sunday 18
+                # April, 2 till 4, at Jumpzone" alone is far from where Leo's party is. (A
+                # clause is its sentence's already: "F37 Low water pressure; top up as in
+                # 2.2" says nothing of how far.)
+                cosine = max(cosine, cosines[index - 1])
         if numbered and not holds_stated[index] or index in headers:
             continue
         if author and _IN_FIRST_PERSON.search(sentence) and \
@@ -575,7 +581,11 @@ def _place_word(sentence: str, beyond: set[str]) -> str:
 # A pronoun in a sentence's first words, after its speaker's label in a chat ("Omar: I'll pick
 # him up" answers the line before).
 _PRONOUN_OPENING = re.compile(rf"^(?:{SPEAKER_LABEL})?(?:[\w']+ ){{0,2}}(it|its|they|them|their|"
-                              r"this|these|that|those|he|him|she|his|her)\b", re.IGNORECASE)
+                              r"this|these|that|those|he|him|she|his|her)\b"
+                              # (or after an opening phrase of when or where: "In a hard
+                              # frost it can freeze" is the condensate pipe of before)
+                              r"|^(?:in|on|at|if|when|after|before|during|once|until|while)"
+                              r"\b[^,.;:]{0,40}?\s(?:it|they|he|she)\b", re.IGNORECASE)
 
 
 def _last_heading(heading: str, sentence: str) -> str:

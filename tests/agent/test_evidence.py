@@ -824,3 +824,25 @@ def test_no_answer_when_the_document_names_the_thing_without_the_asked_kind() ->
                           "trip diary.txt")
     assert found is not None
     assert found.sentence == sentences[1]
+
+
+def test_a_messages_later_sentence_is_as_close_as_the_message() -> None:
+    """"Saturday 3 July, from 1pm, at Ferncliffe Park" goes on with Priya's message about
+    Mo's barbecue: alone it is far from the question, with its message it says where."""
+    lines = ["Priya: Right, Mo's barbecue is on!", "Saturday 3 July, from 1pm, at Ferncliffe Park."]
+    found = pick_evidence("Where is Mo's barbecue?", lines, [0.7, 0.3], "family chat.txt",
+                          labels=["", "Priya"])
+    assert found is not None
+    assert found.sentence == lines[1]
+
+
+def test_a_pronoun_after_an_opening_phrase_leans_on_the_sentence_before() -> None:
+    """"In a cold snap it can split" is the water butt's of the sentence before, so the
+    butt's question finds what to do in it."""
+    sentences = ["The water butt sits by the shed.",
+                 "In a cold snap it can split, so empty the tap end in November."]
+    assert with_antecedent(sentences, 1) == " ".join(sentences)
+    found = pick_evidence("What should I do with the water butt before a frost?", sentences,
+                          [0.6, 0.45], "garden notes.txt")
+    assert found is not None
+    assert "in November" in found.told
