@@ -773,7 +773,30 @@ def _holds_count(question: str, sentence: str, context: str) -> bool:
     if opening is not None and verb is not None and \
             fold(opening.group(1).lower())[:STEM] == fold(verb.group(1))[:STEM]:
         sentence = opening.group(1).lower() + sentence[opening.end():]
-    return _AMOUNT.search(_NOT_A_COUNT.sub(" ", sentence)) is not None
+    counting = _NOT_A_COUNT.sub(" ", sentence)
+    if _AMOUNT.search(counting) is None:
+        return False
+    # A number right before a word counts that ("12 lasagne sheets", "700 ml passata"): a
+    # sentence naming none of the asked things, whose every number counts another, says
+    # nothing of how many of it ("how many eggs"). A bare number ("the whole class, so 28"),
+    # one before a stopword ("30 a year") or a time for a time ("48 hours" for how many days)
+    # may count it.
+    thing = re.match(r"how many ((?:[a-z]+ )*?[a-z]+) (?:do|does|did|is|are|was|were|should|"
+                     r"can|could|will|would|go|goes|have|has|need)\b", question.strip().lower())
+    if thing is None or stems(thing.group(1)) & stems(sentence):
+        return True
+    timed = bool(stems(thing.group(1)) & _TIME_UNITS)
+    for number in _A_NUMBER.finditer(counting):
+        after = re.match(r"\s*([a-z]+)", counting[number.end():].lower())
+        if after is None or after.group(1) in STOPWORDS or timed and \
+                fold(after.group(1))[:STEM] in _TIME_UNITS:
+            return True
+    return False
+
+
+_TIME_UNITS = frozenset(w[:STEM] for w in (
+    "second minute hour day night week fortnight month year".split()))
+_A_NUMBER = re.compile(rf"\b(?:\d[\d,.]*|(?:{_NUMBER_WORDS}|dozen))\b", re.IGNORECASE)
 
 
 _NOT_DOERS = "This|That|There|It|He|She|They|We|You|I|Here|What|Which|Who|The|Everything"

@@ -686,3 +686,15 @@ def test_an_email_address_is_what_an_email_question_asks_for() -> None:
     assert asked.can_answer(question, "Any questions, write to the coach, Sam Tate, at "
                             "s.tate@riverside-fc.org.")
     assert not asked.can_answer(question, "The coach lives at 4 Mill Road.")
+
+
+def test_a_number_counting_another_thing_is_no_count_of_the_asked_one() -> None:
+    """"8 tortilla wraps" counts wraps, not the peppers asked about; a bare number, a rate
+    ("20 a term") and an hour count for days may count it; so does a sentence naming it."""
+    question = "How many peppers go in the fajitas?"
+    assert not asked.can_answer(question, "8 tortilla wraps.")
+    assert not asked.can_answer(question, "400 g chicken strips.")
+    assert asked.can_answer(question, "Cut two red peppers into strips.")
+    assert asked.can_answer("How many tickets do we get?", "We get 20 a term.")
+    assert asked.can_answer("How many days must the dog rest?", "Rest him for 72 hours.")
+    assert asked.can_answer("How many guests are coming?", "The whole street, so 40, and Nan.")
