@@ -675,13 +675,10 @@ def named_otherwise(question: str, text: str, document: str = "") -> bool:
             for before, word in pairwise(said):
                 other = fold(before.lower())
                 if fold(word.lower())[:STEM] == head[:STEM] and other not in STOPWORDS | \
-                        _PICKING and other not in asked and not (document and _TITLE_CASE.match(
-                            word)):
-                    return True  # (in a name, "Otters Swimming Club", it is no kind of it)
+                        _PICKING and other not in asked:
+                    # (In a name too: "Hartfield Home Insurance" is home insurance.)
+                    return True
     return False
-
-
-_TITLE_CASE = re.compile(r"[A-Z][a-z]")
 
 
 def _holds_date_of(question: str, sentence: str, context: str) -> bool:

@@ -846,3 +846,16 @@ def test_a_pronoun_after_an_opening_phrase_leans_on_the_sentence_before() -> Non
                           [0.6, 0.45], "garden notes.txt")
     assert found is not None
     assert "in November" in found.told
+
+
+def test_a_qualifier_in_a_documents_name_is_another_kind() -> None:
+    """"Brightwell Home Insurance" is home insurance: its excess is no answer for the van's,
+    which the document never names."""
+    lines = ["Policyholder: Ms R. Osei.", "Buildings excess: £250."]
+    heading = "Brightwell Home Insurance - policy schedule"
+    assert pick_evidence("What is the van insurance excess?", lines, [0.4, 0.6],
+                         "schedule.pdf", heading, [heading] * 2) is None
+    found = pick_evidence("What is the home insurance excess?", lines, [0.4, 0.6],
+                          "schedule.pdf", heading, [heading] * 2)
+    assert found is not None
+    assert "£250" in found.told
