@@ -126,7 +126,10 @@ _SHORT = {short: full for full in _FULL_NAMES for short in (
     if short and short != full}
 _SHORTENED = re.compile(r"\b(" + "|".join(s.capitalize() for s in sorted(_SHORT, key=len,
                         reverse=True)) + r")\b")
-CALENDAR = frozenset(_FULL_NAMES) | {fold(s) for s in _SHORT} | set(_SHORT)
+# (A feast names a time as a month does: "after Easter" is no one's.)
+_FEASTS = ("easter", "christmas", "halloween")
+CALENDAR = frozenset(_FULL_NAMES) | {fold(s) for s in _SHORT} | set(_SHORT) | set(_FEASTS) | {
+    fold(f) for f in _FEASTS}
 
 
 def spelled_out(text: str) -> str:
@@ -809,9 +812,11 @@ def _holds_name(question: str, sentence: str, context: str) -> bool:
     does = re.match(r"who (\w+s)\b", q)  # "who compares", "who is allergic"
     # (Words in lower case may stand before a verb of doing: "Gwen next door at number 12
     # has a key"; not before "is", which follows any noun: "Sports day is on the field".)
-    gap = "(?: [a-z0-9][\\w']*){0,5}" if does is not None and does.group(1) != "is" else ""
-    doer = re.search(rf"(?:^|[.!?] )(?!(?:{_NOT_DOERS})\b)([A-Z][a-z]+){gap} {does.group(1)}\b",
-                     sentence) if does is not None else None
+    # (Nor before a bracketed role: "Steve (handyman, does gutters)", "Wendy next door (has
+    # our spare key)".)
+    gap = "(?:,? \\(?[a-z0-9][\\w']*){0,5}" if does is not None and does.group(1) != "is" else ""
+    doer = re.search(rf"(?:^|[.!?] )(?!(?:{_NOT_DOERS})\b)([A-Z][a-z]+){gap},? \(?"
+                     rf"{does.group(1)}\b", sentence) if does is not None else None
     if doer is not None and not re.search(rf"\b{doer.group(1)}\b", question, re.IGNORECASE):
         # "Dev compares prices", "Noah is allergic to nuts": the doer, opening the sentence,
         # is the name (not "This is", nor "Rolo is our rabbit" for who Rolo's vet is).

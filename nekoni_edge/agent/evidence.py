@@ -200,7 +200,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # answer about what it says, and close to any question by its subject alone ("Date: 3
     # Feb" for when the plumber is coming).
     headers = {i for i, c in enumerate(candidates) if _MESSAGE_HEADER.match(c) and any(
-        _FROM.match(near) for near in candidates[max(0, i - 3):i + 4])}
+        _FROM_LINE.match(near) for near in candidates[max(0, i - 3):i + 4])}
     continued: set[int] = set()  # the later sentences of a labelled line
     identifier = kind == "identifier"
     older = _older_message(candidates, headings)
@@ -386,6 +386,7 @@ _PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|they|them|their)\b
 
 
 _MESSAGE_HEADER = re.compile(r"^(?:To|Cc|Date|Sent):\s")
+_FROM_LINE = re.compile(r"^From:\s")  # a name or an address ("orders@pedalworks.co.uk")
 _LEADING_LABEL = re.compile(r"^([A-Z][\w'’ ,-]{0,30}):\s")
 _SPOKEN = re.compile(r"\b(?:I|I'm|I'll|I've|I'd|me|my|you|your|you're|you'll|we|we're|we'll|"
                      r"us|our)\b", re.IGNORECASE)

@@ -698,3 +698,11 @@ def test_a_number_counting_another_thing_is_no_count_of_the_asked_one() -> None:
     assert asked.can_answer("How many tickets do we get?", "We get 20 a term.")
     assert asked.can_answer("How many days must the dog rest?", "Rest him for 72 hours.")
     assert asked.can_answer("How many guests are coming?", "The whole street, so 40, and Nan.")
+
+
+def test_a_doer_may_stand_before_a_bracketed_role() -> None:
+    """A contacts list says who does what in brackets after the name."""
+    assert asked.can_answer("Who cleans the windows?",
+                            "Marek (window cleaner, cleans the windows monthly) - 07700 900 101")
+    assert asked.can_answer("Who has a key to the shed?",
+                            "Ines over the road (has a key to the shed) - 07700 900 202")

@@ -859,3 +859,23 @@ def test_a_qualifier_in_a_documents_name_is_another_kind() -> None:
                           "schedule.pdf", heading, [heading] * 2)
     assert found is not None
     assert "£250" in found.told
+
+
+def test_a_header_line_under_a_from_address_is_no_answer() -> None:
+    """An order email's "Date:" says when it was sent, under a "From:" address as under a
+    name; the delivery day is in its text."""
+    lines = ["From: orders@kettleshop.example", "Date: 2 May 2027.",
+             "Your kettle should arrive on Friday 9 May."]
+    found = pick_evidence("When is the kettle being delivered?", lines, [0.3, 0.7, 0.6],
+                          "kettle order.txt")
+    assert found is not None
+    assert found.sentence == lines[2]
+
+
+def test_a_feast_is_a_time_not_a_name() -> None:
+    """"After Christmas" names no one: Mr Shah's sentence answers who takes Year 2 then."""
+    lines = ["Mrs Lee leaves at Christmas.", "Year 2 will be taught by Mr Shah from January."]
+    found = pick_evidence("Who will teach Year 2 after Christmas?", lines, [0.5, 0.7],
+                          "newsletter.pdf")
+    assert found is not None
+    assert "Mr Shah" in found.told
