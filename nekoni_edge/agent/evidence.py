@@ -171,14 +171,20 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     said = {fold(w) for w in words(question)}  # (in any case: "metformin")
     anothers = _anothers_parts(question, candidates, headings, labels)
     thing = subject(question)
+    # A table whose columns are people is read for the asked one: the others' cells left
+    # out, a row whose asked cell is empty answering nothing ("Day: Wednesday, Mia: -").
+    whole_rows = list(candidates)
+    candidates = [_own_cells(c, whose, known) for c in candidates]
     if whose and thing is not None and thing[1][-1] not in GENERIC_HEADS:
         # The asked thing is said only of another of the document's names: "her flea
-        # treatment is due on the 1st" after "Mochi is insured" says nothing of Shelby's.
+        # treatment is due on the 1st" after "Mochi is insured" says nothing of Shelby's,
+        # "Mia: Squad trial, 8am" nothing of Jonah's.
         head = thing[1][-1][:STEM]
         holding = [i for i in range(len(candidates))
-                   if head in stems(with_antecedent(candidates, i, headings))]
-        if holding and all(_someone_elses(whose, with_antecedent(candidates, i, headings),
-                                          candidates[i], known, said) for i in holding):
+                   if head in stems(with_antecedent(whole_rows, i, headings))]
+        if holding and all(head not in stems(candidates[i]) or _someone_elses(
+                whose, with_antecedent(candidates, i, headings), candidates[i], known, said)
+                for i in holding):
             return None
     # A number the question states says which sentence, when one holds it ("heated to 60
     # degrees" is the Sunday sentence's 60°C, not the daily 50°C's).
@@ -219,7 +225,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                 # clause is its sentence's already: "F37 Low water pressure; top up as in
                 # 2.2" says nothing of how far.)
                 cosine = max(cosine, cosines[index - 1])
-        if numbered and not holds_stated[index] or index in headers:
+        if numbered and not holds_stated[index] or index in headers or not sentence:
             continue
         if author and _IN_FIRST_PERSON.search(sentence) and \
                 author.split()[0] not in about:
@@ -292,12 +298,17 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     if not scored:
         return None
     scored.sort(key=lambda s: (-s[0], -s[1]))
-    if asked and not scored[0][0] and any(covered(asked, stems(
-            f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}"
-    )) == asked for i in range(len(candidates))):
+    naming = [i for i in range(len(candidates)) if covered(asked, stems(
+        f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}"
+    )) == asked] if asked and not scored[0][0] else []
+    if naming and (not whose & _names_in(scored[0][3]) or any(_someone_elses(
+            whose, with_antecedent(candidates, i, headings), candidates[i], known, said)
+            for i in naming)):
         # The document names the asked thing and says nothing of the asked kind of it: a
         # sentence naming none of it answers for something else ("Flight home at 3.15pm"
-        # holds no price, so the aquarium's tickets are no answer to what the flights cost).
+        # holds no price, so the aquarium's tickets are no answer to what the flights cost),
+        # unless it names the asked one and the thing is no one else's ("Lessons are at
+        # Riverside" beside the row of Mia's times).
         return None
     if scored[0][2] >= older:
         # A quoted message's sentence gives way to the reply's that can answer too and says
@@ -437,6 +448,27 @@ def _below_title(heading: str) -> str:
 
 
 _SUBJECT_PRONOUN = re.compile(r"(?:he|she|they)\b", re.IGNORECASE)
+
+
+def _own_cells(row: str, whose: set[str], known: set[str]) -> str:
+    """A table row whose columns are people ("Day: Saturday, Mia: Squad trial, 8am, Jonah:
+    Stage 2, 9.30am"), as it reads for the asked ones: the other people's cells left out; ''
+    when their own is empty ("-"). Any other sentence as it is."""
+    if not whose or not is_row(row):
+        return row
+    cells = [(m.group(1), m.group(2)) for m in _CELL.finditer(row)]
+    people = {label for label, _ in cells if fold(label.lower()) in known}
+    asked = [value for label, value in cells if fold(label.lower()) in whose]
+    if not asked:
+        return row
+    if not any(value.strip(" .-–—") for value in asked):
+        return ""
+    return ", ".join(f"{label}: {value.rstrip('.')}" for label, value in cells
+                     if label not in people or fold(label.lower()) in whose) + "."
+
+
+# A row's cell: its column's name, then its value up to the next column's name.
+_CELL = re.compile(r"(?:^|, )([A-Z][\w ()'-]{0,39}): (.*?)(?=, [A-Z][\w ()'-]{0,39}: |$)")
 
 
 def _not_of_the_asked(named: set[str], not_about: frozenset[str], asked: set[str]) -> bool:

@@ -879,3 +879,26 @@ def test_a_feast_is_a_time_not_a_name() -> None:
                           "newsletter.pdf")
     assert found is not None
     assert "Mr Shah" in found.told
+
+
+def test_a_table_whose_columns_are_people_is_read_for_the_asked_one() -> None:
+    """Each row tells the asked one's cell only; a row whose cell is empty answers nothing
+    of them, and a thing only in another's cell is not theirs."""
+    rows = ["Day: Tuesday, Ava: -, Ben: Judo, 6pm.",
+            "Day: Thursday, Ava: Ballet, 4.30pm, Ben: Judo grading, 5pm.",
+            "Ava needs her leotard; Ben's belt is in his bag."]
+    found = pick_evidence("When is Ava's ballet?", rows, [0.6, 0.6, 0.3], "clubs.md")
+    assert found is not None
+    assert found.told.startswith("Day: Thursday, Ava: Ballet, 4.30pm.")
+    assert "Judo" not in found.told
+    assert pick_evidence("When is Ava's judo grading?", rows, [0.5, 0.7, 0.3],
+                         "clubs.md") is None
+
+
+def test_a_row_naming_the_asked_one_answers_beside_a_general_sentence_of_the_thing() -> None:
+    """"Classes are at the Lido" names the class and no time; the row of Ava's times names
+    her, and the class is no one else's: it answers."""
+    rows = ["Classes are at the Lido.", "Day: Monday, Ava: Level 3, 5pm, Ben: -."]
+    found = pick_evidence("When is Ava's swimming class?", rows, [0.5, 0.6], "swimming.md")
+    assert found is not None
+    assert "5pm" in found.told
