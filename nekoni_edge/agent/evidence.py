@@ -300,7 +300,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     scored.sort(key=lambda s: (-s[0], -s[1]))
     naming = [i for i in range(len(candidates)) if covered(asked, stems(
         f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}"
-    )) == asked] if asked and not scored[0][0] else []
+    )) == asked] if asked and not kept and not scored[0][0] else []
     if naming and (not whose & _names_in(scored[0][3]) or any(_someone_elses(
             whose, with_antecedent(candidates, i, headings), candidates[i], known, said)
             for i in naming)):
@@ -308,7 +308,9 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # sentence naming none of it answers for something else ("Flight home at 3.15pm"
         # holds no price, so the aquarium's tickets are no answer to what the flights cost),
         # unless it names the asked one and the thing is no one else's ("Lessons are at
-        # Riverside" beside the row of Mia's times).
+        # Riverside" beside the row of Mia's times). Not in a follow-up, whose pronoun
+        # names its thing ("what's her number?" after who the piano teacher is: "Useful
+        # numbers" names numbers, Kate Morris's line says hers).
         return None
     if scored[0][2] >= older:
         # A quoted message's sentence gives way to the reply's that can answer too and says

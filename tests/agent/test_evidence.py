@@ -902,3 +902,13 @@ def test_a_row_naming_the_asked_one_answers_beside_a_general_sentence_of_the_thi
     found = pick_evidence("When is Ava's swimming class?", rows, [0.5, 0.6], "swimming.md")
     assert found is not None
     assert "5pm" in found.told
+
+
+def test_a_follow_ups_pronoun_names_its_thing_beside_a_line_naming_the_asked_word() -> None:
+    """"What's his number?" after who the guitar teacher is: "Useful numbers" names numbers,
+    the teacher's line says his."""
+    lines = ["Useful numbers", "Tom Reed (guitar teacher) - 07700 900 333"]
+    found = pick_evidence("What's his number?", lines, [0.4, 0.5], "contacts.txt",
+                          kept="Who is the guitar teacher?")
+    assert found is not None
+    assert "07700 900 333" in found.told
