@@ -71,7 +71,9 @@ _FROM = re.compile(r"\b(from|(?:opens?|opening|starts?|begins?|leaves?|departs?|
 _CLOCK = re.compile(r"\b\d{1,2}(:\d\d)?\s?(am|pm)\b|\b\d{1,2}[:.]\d\d\b|\b(noon|midday|midnight|"
                     r"o'clock)\b", re.IGNORECASE)
 _DATE = re.compile(rf"\b(1[89]|20)\d\d\b|\b\d{{1,2}}(st|nd|rd|th)?\s+({_MONTHS})\b|"
-                   rf"\b({_MONTHS})\s+\d{{1,2}}\b", re.IGNORECASE)
+                   rf"\b({_MONTHS})\s+\d{{1,2}}\b|"
+                   # (a log's "18/03/27", a form's "18.03.2027")
+                   r"\b\d{1,2}([/.-])\d{1,2}\5(?:\d\d){1,2}\b", re.IGNORECASE)
 # An age, or a birth year it follows from; a birthday (a day and a month) says nothing of it.
 _AGE = re.compile(r"\b\d+\s*(years?|months?)\s*old\b|\baged?\s*\d+|\bborn\b.*\b(1[89]|20)\d\d\b",
                   re.IGNORECASE)

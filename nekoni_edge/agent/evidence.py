@@ -283,9 +283,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         # A number the question states is a word it shares ("what's in bed 4?" under "Veg
         # beds", whose name holds the question's only other word).
         shared = len(held) + numbered
-        if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS and not identifier:
+        if not shared and cosine < EVIDENCE_FLOOR_WITHOUT_WORDS and not identifier and asked:
             # (An identifier's sentence has passed a stricter test: a value of the asked
-            # form, with every other word of the question said around it.)
+            # form, with every other word of the question said around it. A question whose
+            # every word is a name or the document's has none to share: "When is Amara's
+            # party?" in "party invite", whose sentence says "a pirate party on Saturday".)
             continue
         score = cosine + EVIDENCE_WORD_WEIGHT * shared
         if where and PLACE.search(sentence):

@@ -706,3 +706,11 @@ def test_a_doer_may_stand_before_a_bracketed_role() -> None:
                             "Marek (window cleaner, cleans the windows monthly) - 07700 900 101")
     assert asked.can_answer("Who has a key to the shed?",
                             "Ines over the road (has a key to the shed) - 07700 900 202")
+
+
+def test_a_date_in_figures_answers_when() -> None:
+    """A log's "04/06/27 - ..." and a form's "04.06.2027" are dates; a section number or a
+    clock time is not."""
+    assert asked.can_answer("When did we lay the patio?", "04/06/27 - Laid the patio by the shed.")
+    assert asked.can_answer("When did we lay the patio?", "Patio laid: 04.06.2027.")
+    assert not asked.can_answer("When did we lay the patio?", "See 2.1.3 for the patio slabs.")

@@ -912,3 +912,12 @@ def test_a_follow_ups_pronoun_names_its_thing_beside_a_line_naming_the_asked_wor
                           kept="Who is the guitar teacher?")
     assert found is not None
     assert "07700 900 333" in found.told
+
+
+def test_a_question_of_names_and_the_documents_words_has_no_floor_without_words() -> None:
+    """"When is Zoe's party?" in "party invite": every word is a name or the document's, so
+    no sentence can share one; the one saying when answers, however far by meaning."""
+    lines = ["Zoe is turning 5!", "Join us on Sunday 4 July, 2pm to 4pm, at the Town Hall."]
+    found = pick_evidence("When is Zoe's party?", lines, [0.7, 0.3], "party invite.md")
+    assert found is not None
+    assert "4 July" in found.told
