@@ -299,7 +299,11 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
         scored.append((shared > 0, score, index, sentence))
     if not scored:
         return None
-    scored.sort(key=lambda s: (-s[0], -s[1]))
+    # Of those holding as many of the question's words, "where" is answered by one saying a
+    # place ("... on Saturday 12 June at Fernhill Scout Hut", not the closer "Amara is
+    # turning 7!"); "where is it from?" asks for a source, not a place.
+    placed = where and not re.search(r"\bfrom\W*$", question)
+    scored.sort(key=lambda s: (-s[0], -(placed and bool(PLACE.search(s[3]))), -s[1]))
     naming = [i for i in range(len(candidates)) if covered(asked, stems(
         f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}"
     )) == asked] if asked and not kept and not scored[0][0] else []

@@ -921,3 +921,16 @@ def test_a_question_of_names_and_the_documents_words_has_no_floor_without_words(
     found = pick_evidence("When is Zoe's party?", lines, [0.7, 0.3], "party invite.md")
     assert found is not None
     assert "4 July" in found.told
+
+
+def test_where_is_answered_first_by_a_sentence_saying_a_place() -> None:
+    """Of sentences sharing as many words, "where" takes the one saying a place, however
+    closer the other; "where is it from?" asks for a source, which no place pattern reads."""
+    lines = ["Noor is turning 9!", "Join us on Sunday 4 July at Millfield Bowling Alley."]
+    found = pick_evidence("Where is Noor's party?", lines, [0.75, 0.4], "party invite.md")
+    assert found is not None
+    assert found.sentence == lines[1]
+    cake = ["The cake comes from Crumbs bakery.", "We collect it at the Old Hall at 11am."]
+    found = pick_evidence("Where is the cake from?", cake, [0.7, 0.4], "party plan.md")
+    assert found is not None
+    assert found.sentence == cake[0]
