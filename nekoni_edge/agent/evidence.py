@@ -29,7 +29,7 @@ from nekoni_edge.agent.asked import (
     timed_doer,
     writes_numbered,
 )
-from nekoni_edge.agent.trust import SHOW_SEMANTIC, fragment
+from nekoni_edge.agent.trust import RELATIVES, SHOW_SEMANTIC, fragment
 from nekoni_edge.rag.structure import (
     ABBREVIATIONS,
     HEADING_SEPARATOR,
@@ -134,6 +134,12 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     what time does it start?" after "where is football training?").
     ``labels``: each candidate's line's label (``rag.structure.line_labels``)."""
     candidates = list(candidates)
+    relative = _NAMES_RELATIVE.search(question)
+    if relative and fold(relative.group(1).lower())[:STEM] not in stems(
+            f"{document_title(source)} {' '.join(headings)} {' '.join(candidates)}"):
+        # "Amara's sister's party" in a document naming no sister: Amara's own party is
+        # not hers.
+        return None
     if asks_the_writer(question) and (signature := _signature(candidates)[1]):
         # "Who signed the council's letter?": "Yours faithfully, Helen Marsh", in no word
         # of the question.
@@ -373,6 +379,10 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
                     place=_place_word(clause or sentence, beyond) if where else "",
                     kind=kind, score=(worded_first, best_score + EVIDENCE_WORD_WEIGHT * len(
                         (stems(question) - asked) & stems(title))))
+
+
+# A name's relative's thing: "Amara's sister's party", "Leo's grandad's birthday".
+_NAMES_RELATIVE = re.compile(rf"\b[A-Z][\w-]*['’]s\s+({RELATIVES})['’]s\b")
 
 
 # A pronoun that stands for a thing the last question named (not for the person a "who"

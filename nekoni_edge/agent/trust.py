@@ -111,9 +111,10 @@ def leans_on_last_turn(text: str) -> bool:
 
 
 # People named by their relation to someone ("his sister", "her dad"). English only.
-_RELATIVE = re.compile(r"\b(?:his|her|their)\s+(?:[a-z]+\s+)?(?:sister|brother|mum|mom|dad|"
-                       r"mother|father|wife|husband|partner|son|daughter|grandma|grandad|"
-                       r"grandpa|granny|nan|aunt|uncle|cousin|friend)s?\b", re.IGNORECASE)
+RELATIVES = ("sister|brother|mum|mom|dad|mother|father|wife|husband|partner|son|daughter|grandma|"
+             "grandad|grandpa|granny|nan|aunt|uncle|cousin|friend")
+_RELATIVE = re.compile(rf"\b(?:his|her|their)\s+(?:[a-z]+\s+)?(?:{RELATIVES})s?\b",
+                       re.IGNORECASE)
 
 
 def fragment(text: str) -> bool:

@@ -934,3 +934,14 @@ def test_where_is_answered_first_by_a_sentence_saying_a_place() -> None:
     found = pick_evidence("Where is the cake from?", cake, [0.7, 0.4], "party plan.md")
     assert found is not None
     assert found.sentence == cake[0]
+
+
+def test_a_relatives_thing_is_not_answered_by_a_document_naming_no_such_relative() -> None:
+    """"Noor's brother's party" in a note naming no brother is not Noor's own party; a note
+    naming him answers."""
+    own = ["Noor's party is on Sunday 4 July at the bowling alley."]
+    assert pick_evidence("When is Noor's brother's party?", own, [0.8], "parties.txt") is None
+    both = [*own, "Her brother Sami has his party on 9 May."]
+    found = pick_evidence("When is Noor's brother's party?", both, [0.8, 0.6], "parties.txt")
+    assert found is not None
+    assert "9 May" in found.told
