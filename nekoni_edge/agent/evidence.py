@@ -35,6 +35,7 @@ from nekoni_edge.rag.structure import (
     HEADING_SEPARATOR,
     document_title,
     is_row,
+    row_cells,
     split_sentences,
 )
 from nekoni_edge.words import (
@@ -179,7 +180,7 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     thing = subject(question)
     # A table whose columns are people is read for the asked one: the others' cells left
     # out, a row whose asked cell is empty answering nothing ("Day: Wednesday, Mia: -").
-    whole_rows = list(candidates)
+    whole_rows = candidates
     candidates = [_own_cells(c, whose, known) for c in candidates]
     if whose and thing is not None and thing[1][-1] not in GENERIC_HEADS:
         # The asked thing is said only of another of the document's names: "her flea
@@ -198,9 +199,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     # trip's letter: that says which document, as a name does, and no sentence repeats it.)
     stated = numbers(question) - {number for word, number in numbered_names(question)
                                   if writes_numbered(word, number, opening)}
-    holds_stated = [bool(stated) and stated <= numbers(
-        f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}")
-        for i in range(len(candidates))]
+    holds_stated = [bool(stated) and stated <= numbers(_in_section(candidates, i, headings))
+                    for i in range(len(candidates))]
     numbered = any(holds_stated)
     kind = answer_kind(question)
     title = document_title(source)
@@ -311,8 +311,8 @@ def pick_evidence(question: str, candidates: Sequence[str], cosines: Sequence[fl
     placed = where and not re.search(r"\bfrom\W*$", question)
     scored.sort(key=lambda s: (-s[0], -(placed and bool(PLACE.search(s[3]))), -s[1]))
     naming = [i for i in range(len(candidates)) if covered(asked, stems(
-        f"{headings[i] if i < len(headings) else ''} {with_antecedent(candidates, i, headings)}"
-    )) == asked] if asked and not kept and not scored[0][0] else []
+        _in_section(candidates, i, headings))) == asked] \
+        if asked and not kept and not scored[0][0] else []
     if naming and (not whose & _names_in(scored[0][3]) or any(_someone_elses(
             whose, with_antecedent(candidates, i, headings), candidates[i], known, said)
             for i in naming)):
@@ -399,8 +399,7 @@ def _referred(question: str, kept: str, candidates: Sequence[str], headings: Seq
     if not kept or not _REFERRING.search(question) or answer_kind(kept) == "name":
         return set()
     referred = stems(kept) - stems(document_title(source)) - name_stems(kept) - stems(question)
-    held = any(covered(referred, stems(f"{headings[i] if i < len(headings) else ''} "
-                                       f"{with_antecedent(candidates, i, headings)}"))
+    held = any(covered(referred, stems(_in_section(candidates, i, headings)))
                for i in range(len(candidates)))
     return referred if held else set()
 
@@ -474,7 +473,7 @@ def _own_cells(row: str, whose: set[str], known: set[str]) -> str:
     when their own is empty ("-"). Any other sentence as it is."""
     if not whose or not is_row(row):
         return row
-    cells = [(m.group(1), m.group(2)) for m in _CELL.finditer(row)]
+    cells = row_cells(row)
     people = {label for label, _ in cells if fold(label.lower()) in known}
     asked = [value for label, value in cells if fold(label.lower()) in whose]
     if not asked:
@@ -484,9 +483,6 @@ def _own_cells(row: str, whose: set[str], known: set[str]) -> str:
     return ", ".join(f"{label}: {value.rstrip('.')}" for label, value in cells
                      if label not in people or fold(label.lower()) in whose) + "."
 
-
-# A row's cell: its column's name, then its value up to the next column's name.
-_CELL = re.compile(r"(?:^|, )([A-Z][\w ()'-]{0,39}): (.*?)(?=, [A-Z][\w ()'-]{0,39}: |$)")
 
 
 def _not_of_the_asked(named: set[str], not_about: frozenset[str], asked: set[str]) -> bool:
@@ -524,9 +520,9 @@ def _someone_elses(whose: set[str], about: str, sentence: str, known: set[str],
         # it's for: Diabetes"), which the question may name in lower case (``asked``: its
         # words): a later cell's capital is a value, not whom the row is about.
         named = named.split(", ", 1)[0]
-        if {fold(w.lower()) for w in _SUBJECT.findall(named)} & asked:
-            return False
     said = {fold(w.lower()) for w in _SUBJECT.findall(named)}
+    if is_row(sentence) and said & asked:
+        return False
     before = about[:-len(sentence)]
     if before and _SUBJECT_PRONOUN.match(sentence) and not re.match(SPEAKER_LABEL, before):
         # (In a chat, whom a pronoun stands for is anyone's guess: "Sam: Great thanks.
@@ -661,6 +657,12 @@ def with_antecedent(candidates: Sequence[str], index: int, headings: Sequence[st
                   or _names_again(sentence, candidates[index - 1])):
         return f"{candidates[index - 1]} {sentence}"
     return sentence
+
+
+def _in_section(candidates: Sequence[str], index: int, headings: Sequence[str]) -> str:
+    """A sentence with its section's heading and what its pronoun stands for: all it says."""
+    heading = headings[index] if index < len(headings) else ""
+    return f"{heading} {with_antecedent(candidates, index, headings)}"
 
 
 def _clause_before(candidates: Sequence[str], index: int) -> str:

@@ -424,3 +424,12 @@ _ROW = re.compile(r"^[^:,]{1,40}: .*, [A-Z][\w ()'-]{0,39}: ")
 def is_row(sentence: str) -> bool:
     """Whether the passage is a table row as ``sections`` writes it."""
     return bool(_ROW.match(sentence))
+
+
+def row_cells(row: str) -> list[tuple[str, str]]:
+    """A row's cells as ``sections`` writes them: (column's name, value), a value running up
+    to the next column's name ("Mia: Squad trial, 8am, Jonah: ...")."""
+    return [(m.group(1), m.group(2)) for m in _CELL.finditer(row)]
+
+
+_CELL = re.compile(r"(?:^|, )([A-Z][\w ()'-]{0,39}): (.*?)(?=, [A-Z][\w ()'-]{0,39}: |$)")
